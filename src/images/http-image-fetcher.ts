@@ -1,0 +1,220 @@
+// The production ImageFetcher (issue 3, spec 4.1 "Remote image rules", R22, R23).
+// Per hop: static URL checks, one resolution, every answer checked as bytes, a
+// connection to the checked address only. One deadline per image covers DNS,
+// connect, every redirect and the body.
+import { createHash } from 'node:crypto';
+import { promises as dns } from 'node:dns';
+import { AddressPolicy } from './address-policy.ts';
+import { BudgetLease, ByteBudget } from './byte-budget.ts';
+import { ImageFetchError, ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
+import type { FetchedImage, ImageFetcher } from './image-fetcher.ts';
+import { toImageTarget } from './image-url.ts';
+import type { ImageTarget } from './image-url.ts';
+import { ABORTED, httpGet } from './http-get.ts';
+import { formatIp, parseIp } from './ip-bytes.ts';
+
+export interface ResolvedAddress {
+  readonly address: string;
+  readonly family?: number;
+}
+
+/** Resolves a host name once; the default is dns.promises.lookup(host, { all: true, verbatim: true }). */
+export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+
+export const defaultResolver: HostResolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+
+export const DEFAULT_USER_AGENT = 'evidence-report-service/0.1 (remote evidence image fetcher)';
+
+export interface HttpImageFetcherOptions {
+  /** IMAGE_MAX_BYTES (R22 default 10 MiB). */
+  readonly maxBytes: number;
+  /** IMAGE_FETCH_TIMEOUT_MS: per image, DNS and connect to last byte (R22 default 5 s). */
+  readonly timeoutMs: number;
+  /** IMAGE_MAX_REDIRECTS (R22 default 3). */
+  readonly maxRedirects: number;
+  /** IMAGE_FETCH_CONCURRENCY: images of one call fetched at once (default 4). */
+  readonly concurrency?: number;
+  /** IMAGE_BYTES_IN_FLIGHT_MAX, used to build a budget when `budget` is not given. */
+  readonly maxBytesInFlight?: number;
+  /** A budget shared with other fetchers; one per process in production. */
+  readonly budget?: ByteBudget;
+  /** REMOTE_IMAGE_ALLOW_CIDRS: exact ranges exempt from the block (local tests only). */
+  readonly allowCidrs?: readonly string[];
+  readonly resolver?: HostResolver;
+  readonly userAgent?: string;
+  /** Trust roots replacing the default ones; for tests with a local CA only. */
+  readonly tlsCa?: string | Buffer | (string | Buffer)[];
+}
+
+const positiveInt = (value: number, name: string, min = 1): number => {
+  if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`HttpImageFetcher: invalid ${name}`);
+  return value;
+};
+
+// Throws when the signal aborts, so that a resolver that never answers cannot
+// outlive the image's deadline.
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(ABORTED);
+    const onAbort = (): void => reject(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+export class HttpImageFetcher implements ImageFetcher {
+  readonly #maxBytes: number;
+  readonly #timeoutMs: number;
+  readonly #maxRedirects: number;
+  readonly #concurrency: number;
+  readonly #budget: ByteBudget;
+  readonly #policy: AddressPolicy;
+  readonly #resolver: HostResolver;
+  readonly #userAgent: string;
+  readonly #tlsCa: HttpImageFetcherOptions['tlsCa'];
+
+  constructor(options: HttpImageFetcherOptions) {
+    this.#maxBytes = positiveInt(options.maxBytes, 'maxBytes');
+    this.#timeoutMs = positiveInt(options.timeoutMs, 'timeoutMs');
+    this.#maxRedirects = positiveInt(options.maxRedirects, 'maxRedirects', 0);
+    this.#concurrency = positiveInt(options.concurrency ?? 4, 'concurrency');
+    this.#budget = options.budget ?? new ByteBudget(positiveInt(options.maxBytesInFlight ?? 256 * 1024 * 1024, 'maxBytesInFlight'));
+    this.#policy = new AddressPolicy({ allowCidrs: options.allowCidrs ?? [] });
+    this.#resolver = options.resolver ?? defaultResolver;
+    this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    this.#tlsCa = options.tlsCa;
+  }
+
+  async fetch(urls: readonly string[], signal?: AbortSignal): Promise<FetchedImage[]> {
+    // Every URL is checked before any network work, so a bad URL anywhere in the
+    // request is reported at its own (lowest) index and nothing is fetched.
+    const targets = urls.map((url, index) => {
+      try {
+        const target = toImageTarget(url);
+        if (target.literal !== undefined && !this.#policy.isAllowedBytes(target.literal)) throw rejected('blocked_address');
+        return target;
+      } catch (error) {
+        throw toFetchError(error, index);
+      }
+    });
+    if (signal?.aborted) throw unavailable('aborted').at(0);
+
+    const batch = new AbortController();
+    const batchSignal = signal === undefined ? batch.signal : AbortSignal.any([signal, batch.signal]);
+    const lease = new BudgetLease(this.#budget);
+    const images: FetchedImage[] = new Array<FetchedImage>(urls.length);
+    let next = 0;
+    let first: ImageFetchError | undefined;
+
+    // With several failures, the first to happen wins and cancels the rest: the
+    // others are not waited for, so "lowest index" could not be known anyway.
+    const worker = async (): Promise<void> => {
+      while (first === undefined && next < targets.length) {
+        const index = next++;
+        const target = targets[index] as ImageTarget;
+        try {
+          images[index] = await this.#fetchOne(index, target, batchSignal, signal, lease);
+        } catch (error) {
+          if (first === undefined && !(error instanceof Cancelled)) {
+            first = toFetchError(error, index);
+            batch.abort();
+          }
+        }
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.#concurrency, targets.length) }, worker));
+    } finally {
+      lease.releaseAll();
+    }
+    if (first !== undefined) throw first;
+    return images;
+  }
+
+  async #fetchOne(
+    index: number,
+    start: ImageTarget,
+    batchSignal: AbortSignal,
+    callerSignal: AbortSignal | undefined,
+    lease: BudgetLease,
+  ): Promise<FetchedImage> {
+    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    const signal = AbortSignal.any([batchSignal, deadline]);
+    const seen = new Set<string>([start.url.href]);
+    let target = start;
+    try {
+      for (let redirects = 0; ; redirects++) {
+        const { address, family } = await this.#checkedAddress(target, signal);
+        const result = await httpGet({
+          target,
+          address,
+          family,
+          signal,
+          maxBytes: this.#maxBytes,
+          reserve: (bytes) => lease.tryReserve(bytes),
+          userAgent: this.#userAgent,
+          ca: this.#tlsCa,
+        });
+        if (result.type === 'image') {
+          lease.shrink(result.reserved - result.bytes.length);
+          const { bytes, mimeType } = result;
+          return { index, bytes, mimeType, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+        }
+        // R22: at most maxRedirects hops, each a new target checked from scratch.
+        if (redirects >= this.#maxRedirects) throw rejected('redirect_limit');
+        if (result.location === undefined || result.location.trim() === '') throw rejected('bad_redirect');
+        target = toImageTarget(result.location, target.url);
+        if (seen.has(target.url.href)) throw rejected('redirect_loop');
+        seen.add(target.url.href);
+      }
+    } catch (error) {
+      if (error instanceof ImageRefusal) throw error;
+      if (error === ABORTED || signal.aborted) {
+        if (deadline.aborted) throw unavailable('timeout');
+        if (callerSignal?.aborted) throw unavailable('aborted');
+        if (batchSignal.aborted) throw new Cancelled();
+      }
+      throw unavailable('unexpected');
+    }
+  }
+
+  /** One resolution per hop; every answer must pass, and the first one is used. */
+  async #checkedAddress(target: ImageTarget, signal: AbortSignal): Promise<{ address: string; family: 4 | 6 }> {
+    let bytes = target.literal;
+    if (bytes === undefined) {
+      let answers: readonly ResolvedAddress[];
+      try {
+        answers = await untilAborted(this.#resolver(target.hostname ?? ''), signal);
+      } catch (error) {
+        if (error === ABORTED) throw error;
+        throw unavailable('dns_failure');
+      }
+      if (!Array.isArray(answers) || answers.length === 0) throw unavailable('dns_failure');
+      // A mixed answer is refused as a whole: any address could be the one used.
+      const parsed = answers.map((a: ResolvedAddress) => (typeof a?.address === 'string' ? parseIp(a.address) : null));
+      if (parsed.some((b) => b === null || !this.#policy.isAllowedBytes(b))) throw rejected('blocked_address');
+      bytes = parsed[0] as Buffer;
+    } else if (!this.#policy.isAllowedBytes(bytes)) {
+      throw rejected('blocked_address');
+    }
+    return { address: formatIp(bytes), family: bytes.length === 4 ? 4 : 6 };
+  }
+}
+
+/** A fetch stopped because another image of the same call failed first. */
+class Cancelled extends Error {}
+
+function toFetchError(error: unknown, index: number): ImageFetchError {
+  if (error instanceof ImageRefusal) return error.at(index);
+  if (error instanceof ImageFetchError) return error;
+  return new ImageFetchError('unavailable', 'unexpected', index);
+}
