@@ -38,7 +38,10 @@ const startsWith = (b: Buffer, prefix: Buffer): boolean => b.subarray(0, prefix.
 export function embeddedIpv4s(v6: Buffer): Buffer[] {
   const found: Buffer[] = [];
   const last32 = v6.subarray(12, 16);
-  if (startsWith(v6, MAPPED) || startsWith(v6, COMPAT) || startsWith(v6, SIIT) || startsWith(v6, NAT64_WKP)) {
+  // :: and ::1 are the unspecified and loopback addresses, not compatible ones
+  // (RFC 4291 s2.5.5.1); both are refused in their own right.
+  const compatible = startsWith(v6, COMPAT) && last32.readUInt32BE(0) > 1;
+  if (startsWith(v6, MAPPED) || compatible || startsWith(v6, SIIT) || startsWith(v6, NAT64_WKP)) {
     found.push(Buffer.from(last32));
   }
   if (startsWith(v6, NAT64_LOCAL)) {
