@@ -1,4 +1,5 @@
 import { GIF, HTML, JPEG, PNG, SVG, WEBP } from './support/fixtures.ts';
+import type { ImageFetchReason } from '../../src/images/index.ts';
 import { expectFailure, secretsOf } from './support/expect-failure.ts';
 import { localFetcher } from './support/fetchers.ts';
 import { ImageServer, serve } from './support/image-server.ts';
@@ -30,7 +31,7 @@ describe('content type: declared type one of four and leading bytes agree, else 
   });
   after(() => server.close());
 
-  const cases: [string, string][] = [
+  const cases: [string, ImageFetchReason][] = [
     ['/svg', 'bad_content_type'],
     ['/svg-as-png', 'content_mismatch'],
     ['/html', 'bad_content_type'],

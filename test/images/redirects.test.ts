@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { PNG } from './support/fixtures.ts';
 import { spyOnConnections } from './support/connection-spy.ts';
 import type { ConnectionSpy } from './support/connection-spy.ts';
+import type { ImageFetchReason } from '../../src/images/index.ts';
 import { expectFailure, secretsOf } from './support/expect-failure.ts';
 import { localFetcher, tableResolver } from './support/fetchers.ts';
 import { ImageServer, redirect, serve } from './support/image-server.ts';
@@ -100,7 +101,7 @@ describe('redirects: handled by the boundary, each hop a new target checked from
     expect(server.requests.at(-1)?.headers.host).to.equal(`img.test:${server.port}`);
   });
 
-  const refused: [string, string][] = [
+  const refused: [string, ImageFetchReason][] = [
     ['/to-10', 'blocked_address'],
     ['/to-metadata', 'blocked_address'],
     ['/to-metadata-decimal', 'blocked_address'],
