@@ -1,0 +1,89 @@
+// How Gemini's outcomes map onto ruling R24 (issue 5, "Failure mapping"):
+//   unreachable, timed out, 408, 429, 5xx                -> 'unavailable' (503 report_generation_unavailable)
+//   other 4xx, prompt blocked, safety finish, refusal,
+//   empty answer, truncated (MAX_TOKENS)                 -> 'failed'      (502 report_generation_failed)
+//   an answer that is not JSON                           -> 'invalid'     (502 invalid_generated_report)
+// JSON the contract cannot represent is toReportResult's to reject (also 'invalid').
+// Reasons are fixed words chosen here: no provider message, model name, prompt or token count.
+import { ApiError } from '@google/genai';
+import type { GenerateContentResponse, GenerateContentResponseUsageMetadata } from '@google/genai';
+import { GenerationError } from './report-generator.ts';
+import type { TokenUsage } from './report-generator.ts';
+
+/** Finish reasons that mean the answer was withheld for safety or policy. */
+const SAFETY_FINISH = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+]);
+
+/** Socket-level failures surface from fetch as a TypeError whose cause chain carries a code. */
+function isNetworkFailure(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return true;
+    if (current instanceof TypeError && (current.message === 'fetch failed' || current.message === 'terminated')) return true;
+  }
+  return false;
+}
+
+/** An error thrown while calling Gemini, as a GenerationError. */
+export function classifyCallError(error: unknown): GenerationError {
+  if (error instanceof GenerationError) return error;
+  if (error instanceof ApiError) {
+    const status = error.status;
+    if (status === 408 || status === 429 || status >= 500) return new GenerationError('unavailable', `http_${status}`);
+    return new GenerationError('failed', `http_${status}`);
+  }
+  if (isNetworkFailure(error)) return new GenerationError('unavailable', 'unreachable');
+  // A 2xx whose body is not the protocol's JSON (a misbehaving proxy, for instance).
+  if (error instanceof SyntaxError) return new GenerationError('failed', 'malformed_provider_response');
+  return new GenerationError('failed', 'provider_error');
+}
+
+/** Strips one Markdown code fence, which some models add even in JSON mode. */
+function unfence(text: string): string {
+  const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/i.exec(text.trim());
+  return fenced?.[1] ?? text;
+}
+
+/** The parsed JSON candidate of a 2xx answer, or the GenerationError it amounts to. */
+export function readCandidate(response: GenerateContentResponse): unknown {
+  if (response.promptFeedback?.blockReason !== undefined) throw new GenerationError('failed', 'prompt_blocked');
+  const candidate = response.candidates?.[0];
+  if (candidate === undefined) throw new GenerationError('failed', 'empty_answer');
+  const finish = candidate.finishReason as string | undefined;
+  if (finish === 'MAX_TOKENS') throw new GenerationError('failed', 'truncated');
+  if (finish !== undefined && SAFETY_FINISH.has(finish)) throw new GenerationError('failed', 'safety_block');
+  if (finish !== undefined && finish !== 'STOP' && finish !== 'FINISH_REASON_UNSPECIFIED') {
+    throw new GenerationError('failed', 'refused');
+  }
+  const text = (candidate.content?.parts ?? [])
+    .filter((part) => typeof part.text === 'string' && part.thought !== true)
+    .map((part) => part.text)
+    .join('');
+  if (text.trim() === '') throw new GenerationError('failed', 'empty_answer');
+  try {
+    return JSON.parse(unfence(text)) as unknown;
+  } catch {
+    throw new GenerationError('invalid', 'not_json');
+  }
+}
+
+const count = (value: number | undefined): number | null =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+
+/** Token counts for storage with the report (never exposed, never logged at info). */
+export function readTokenUsage(usage: GenerateContentResponseUsageMetadata | undefined): TokenUsage | null {
+  if (usage === undefined) return null;
+  return {
+    promptTokens: count(usage.promptTokenCount),
+    outputTokens: count(usage.candidatesTokenCount),
+    totalTokens: count(usage.totalTokenCount),
+  };
+}
