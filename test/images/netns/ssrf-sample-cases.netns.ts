@@ -1,0 +1,53 @@
+// Every sample of shared/spec/ssrf-sample-cases.json gives its expected outcome and
+// no connection is made (issue 3). Run by hostile-urls-in-namespace.test.ts inside a
+// network namespace with only loopback.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expectFailure, secretsOf } from '../support/expect-failure.ts';
+import { tableResolver } from '../support/fetchers.ts';
+import { FIXTURES, SHARED_SPEC } from '../support/fixtures.ts';
+import { guardConnections, hostileFetcher, IN_NETNS } from '../support/hostile.ts';
+
+interface SampleCase {
+  readonly url: string;
+  readonly why: string;
+  readonly expect: 'rejected' | 'rejected_or_unavailable';
+  readonly preferred: string;
+}
+
+const specFile = path.join(SHARED_SPEC, 'ssrf-sample-cases.json');
+const file = existsSync(specFile) ? specFile : path.join(FIXTURES, 'ssrf-sample-cases.json');
+const cases = JSON.parse(readFileSync(file, 'utf8')) as SampleCase[];
+
+// Names in the sample answered the way an attacker's DNS would.
+const hostileDns = tableResolver({
+  metadata: ['169.254.169.254'],
+  localhost: ['127.0.0.1', '::1'],
+  '7f000001.a9fea9fe.rbndr.us': ['127.0.0.1'],
+  'example.com': ['127.0.0.1'],
+});
+
+describe('SSRF sample cases: each refused as ruled, with no connection (issue 3, R23)', () => {
+  const guard = guardConnections(cases.map((c) => c.url));
+
+  for (const [resolverName, resolver] of [
+    ['hostile resolver', hostileDns],
+    ['system resolver, no network', undefined],
+  ] as const) {
+    describe(`with the ${resolverName}`, () => {
+      before(function () {
+        // The system resolver is used only where nothing beyond loopback exists.
+        if (resolver === undefined && !IN_NETNS) this.skip();
+      });
+      for (const sample of cases) {
+        it(`${JSON.stringify(sample.url)} is ${sample.expect} (${sample.preferred}): ${sample.why}`, async () => {
+          const kind = sample.expect === 'rejected' ? 'rejected' : 'rejected_or_unavailable';
+          await expectFailure(hostileFetcher(resolver).fetch([sample.url]), { kind }, secretsOf(sample.url));
+          await guard.check();
+        });
+      }
+    });
+  }
+
+  it('no port guard saw a connection and no connection was attempted, over the whole file', () => guard.check());
+});
