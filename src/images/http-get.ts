@@ -79,6 +79,8 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
       agent: false,
       lookup: pinned,
       setHost: false,
+      // Never the lenient parser, even if the process was started with --insecure-http-parser.
+      insecureHTTPParser: false,
       signal,
       headers: {
         Host: target.url.host,

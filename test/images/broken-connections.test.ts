@@ -1,28 +1,10 @@
-import net from 'node:net';
+import type net from 'node:net';
 import { expect } from 'chai';
 import { PNG } from './support/fixtures.ts';
 import type { ImageFetchReason } from '../../src/images/index.ts';
 import { expectFailure, secretsOf } from './support/expect-failure.ts';
 import { localFetcher } from './support/fetchers.ts';
-
-/** A raw TCP server on 127.0.0.1 that answers the first request bytes with `answer`. */
-async function rawServer(answer: (socket: net.Socket) => void): Promise<{ url: string; close: () => Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.once('data', () => answer(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/img.png`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import { rawServer } from './support/raw-server.ts';
 
 const head = (length: number | 'chunked', type = 'image/png'): string =>
   `HTTP/1.1 200 OK\r\nContent-Type: ${type}\r\n${length === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`}\r\nConnection: close\r\n\r\n`;
