@@ -3,7 +3,6 @@
 // connection to the checked address only. One deadline per image covers DNS,
 // connect, every redirect and the body.
 import { createHash } from 'node:crypto';
-import { promises as dns } from 'node:dns';
 import { AddressPolicy } from './address-policy.ts';
 import { BudgetLease, ByteBudget } from './byte-budget.ts';
 import { ImageFetchError, ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
@@ -11,17 +10,8 @@ import type { FetchedImage, ImageFetcher } from './image-fetcher.ts';
 import { toImageTarget } from './image-url.ts';
 import type { ImageTarget } from './image-url.ts';
 import { ABORTED, httpGet } from './http-get.ts';
-import { formatIp, parseIp } from './ip-bytes.ts';
-
-export interface ResolvedAddress {
-  readonly address: string;
-  readonly family?: number;
-}
-
-/** Resolves a host name once; the default is dns.promises.lookup(host, { all: true, verbatim: true }). */
-export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
-
-export const defaultResolver: HostResolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+import { checkedAddress, defaultResolver } from './checked-address.ts';
+import type { HostResolver } from './checked-address.ts';
 
 export const DEFAULT_USER_AGENT = 'evidence-report-service/0.1 (remote evidence image fetcher)';
 
@@ -50,26 +40,6 @@ const positiveInt = (value: number, name: string, min = 1): number => {
   if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`HttpImageFetcher: invalid ${name}`);
   return value;
 };
-
-// Throws when the signal aborts, so that a resolver that never answers cannot
-// outlive the image's deadline.
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(ABORTED);
-    const onAbort = (): void => reject(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 export class HttpImageFetcher implements ImageFetcher {
   readonly #maxBytes: number;
@@ -153,7 +123,7 @@ export class HttpImageFetcher implements ImageFetcher {
     let target = start;
     try {
       for (let redirects = 0; ; redirects++) {
-        const { address, family } = await this.#checkedAddress(target, signal);
+        const { address, family } = await checkedAddress(target, this.#policy, this.#resolver, signal);
         const result = await httpGet({
           target,
           address,
@@ -185,28 +155,6 @@ export class HttpImageFetcher implements ImageFetcher {
       }
       throw unavailable('unexpected');
     }
-  }
-
-  /** One resolution per hop; every answer must pass, and the first one is used. */
-  async #checkedAddress(target: ImageTarget, signal: AbortSignal): Promise<{ address: string; family: 4 | 6 }> {
-    let bytes = target.literal;
-    if (bytes === undefined) {
-      let answers: readonly ResolvedAddress[];
-      try {
-        answers = await untilAborted(this.#resolver(target.hostname ?? ''), signal);
-      } catch (error) {
-        if (error === ABORTED) throw error;
-        throw unavailable('dns_failure');
-      }
-      if (!Array.isArray(answers) || answers.length === 0) throw unavailable('dns_failure');
-      // A mixed answer is refused as a whole: any address could be the one used.
-      const parsed = answers.map((a: ResolvedAddress) => (typeof a?.address === 'string' ? parseIp(a.address) : null));
-      if (parsed.some((b) => b === null || !this.#policy.isAllowedBytes(b))) throw rejected('blocked_address');
-      bytes = parsed[0] as Buffer;
-    } else if (!this.#policy.isAllowedBytes(bytes)) {
-      throw rejected('blocked_address');
-    }
-    return { address: formatIp(bytes), family: bytes.length === 4 ? 4 : 6 };
   }
 }
 
