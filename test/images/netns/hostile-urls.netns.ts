@@ -3,7 +3,7 @@
 // schemes, and DNS answers. Every one refused, no connection attempted.
 import { expectFailure, secretsOf } from '../support/expect-failure.ts';
 import { tableResolver } from '../support/fetchers.ts';
-import { guardConnections, hostileFetcher } from '../support/hostile.ts';
+import { guardConnections, hostileFetcher, IN_NETNS } from '../support/hostile.ts';
 import type { ImageFetchReason } from '../../../src/images/index.ts';
 
 const LITERALS: Record<string, readonly string[]> = {
@@ -51,6 +51,7 @@ const BY_REASON: [ImageFetchReason, readonly string[]][] = [
     'http://localhost/', 'http://LOCALHOST:8080/', 'http://localhost./', 'http://localhost../', 'http://foo.localhost/', 'http://a.b.localhost:8080/',
     'http://metadata/computeMetadata/v1/', 'http://metadata.google.internal/computeMetadata/v1/', 'http://instance-data/latest/', 'http://runsc/',
     'http://vm/', 'http://printer.local/', 'http://router.home.arpa/', 'http://1.0.0.127.in-addr.arpa/', 'http://kubernetes/', 'http://redis:6379/',
+    'http://ｌｏｃａｌｈｏｓｔ/', 'http://localhost%2e/', 'http://LocalHost.LocalDomain/', 'http://db.internal:5432/', 'http://x.onion/',
   ]],
   ['userinfo', [
     'http://user@example.com/', 'http://user:pass@example.com/', 'http://:pass@example.com/', 'http://example.com@127.0.0.1/',
@@ -156,6 +157,15 @@ describe('hostile URLs beyond the sample: refused by class of attack, no connect
   it('a hostile URL anywhere in the request refuses the whole request at its index, before any connection', async () => {
     const urls = ['http://93.184.216.34/a.png', 'http://public.test/b.png', 'http://[::ffff:a9fe:a9fe]/c.png'];
     await expectFailure(hostileFetcher(resolver).fetch(urls), { kind: 'rejected', reason: 'blocked_address', index: 2 }, ['a9fe', '169.254']);
+    await guard.check();
+  });
+
+  it('with the system resolver and no network, names are refused or unavailable, never fetched', async function () {
+    // Only inside the namespace: outside it the system resolver could reach a real DNS server.
+    if (!IN_NETNS) this.skip();
+    for (const url of ['http://example.com/x.png', 'http://7f000001.a9fea9fe.rbndr.us/', 'http://127.0.0.1.nip.io/', 'http://localtest.me/', 'https://images.example.org:8443/a.jpg']) {
+      await expectFailure(hostileFetcher(undefined).fetch([url]), { kind: 'rejected_or_unavailable' }, secretsOf(url));
+    }
     await guard.check();
   });
 
