@@ -98,6 +98,25 @@ describe('address policy: IPv4 embedded in IPv6 is checked as IPv4 (issue 3)', (
     });
   }
 
+  it('still refuses the forms carrying a public IPv4, since their prefixes are listed ranges themselves', () => {
+    for (const v4 of ['8.8.8.8', '93.184.216.34']) {
+      for (const [name, address] of Object.entries(forms(v4))) expect(policy.isAllowed(address), `${name} ${address}`).to.equal(false);
+    }
+  });
+
+  it('passes the embedded check for a public IPv4 once the prefix itself is exempted', () => {
+    const prefixes = ['::ffff:0:0/96', '::/96', '::ffff:0:0:0/96', '64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '2001::/23', '::/8'];
+    const exempt = new AddressPolicy({ allowCidrs: prefixes });
+    for (const [name, address] of Object.entries(forms('8.8.8.8'))) {
+      // The local-use prefix length is unknown, so every RFC 6052 layout is read; one of
+      // them always reads 0.x.x.x from the padding, so the form stays refused (fail closed).
+      const expected = name !== 'NAT64 local-use /96';
+      expect(exempt.isAllowed(address), `${name} ${address}`).to.equal(expected);
+    }
+    for (const [name, address] of Object.entries(forms('10.0.0.1'))) expect(exempt.isAllowed(address), `${name} ${address}`).to.equal(false);
+    expect(policy.isAllowed('2606:4700::5efe:808:808'), 'ISATAP id carrying a public IPv4').to.equal(true);
+  });
+
   it('finds the IPv4 of a NAT64 local-use address in every RFC 6052 layout (/48, /56, /64)', () => {
     // 127.0.0.1 at /48 (octets 6,7,9,10), /56 (7,9,10,11) and /64 (9..12); 8.8.8.8 elsewhere.
     const allow = new AddressPolicy({ allowCidrs: ['64:ff9b:1::/48'] });

@@ -32,10 +32,8 @@ describe('parallelism: images of one call fetched with a small bound; the first 
 
   it('runs up to the bound in parallel (default 4)', async () => {
     server.maxActive = 0;
-    const started = Date.now();
-    await localFetcher({ concurrency: undefined }).fetch(Array.from({ length: 4 }, () => server.url('/slow.png')));
+    await localFetcher({ concurrency: undefined }).fetch(Array.from({ length: 6 }, () => server.url('/slow.png')));
     expect(server.maxActive).to.equal(4);
-    expect(Date.now() - started).to.be.below(380);
   });
 
   it('reports the failing image by its index and aborts the stalled others at once', async () => {
