@@ -87,7 +87,7 @@ describe('address policy: IPv4 embedded in IPv6 is checked as IPv4 (issue 3)', (
       'NAT64 well-known': `64:ff9b::${hi}:${lo}`,
       'NAT64 local-use /96': `64:ff9b:1::${hi}:${lo}`,
       '6to4': `2002:${hi}:${lo}::1`,
-      'Teredo server': `2001:0:${hi}:${lo}::1`,
+      'Teredo server': `2001:0:${hi}:${lo}:8000:63bf:${nhi}:${nlo}`,
       'Teredo client': `2001:0:4136:e378:8000:63bf:${nhi}:${nlo}`,
     };
   };
