@@ -12,7 +12,7 @@ export interface Term {
 
 /** `stem` matches at a word start and lets inflections through ("leak" finds "leaking"). */
 function term(tag: string, stem: string = tag): Term {
-  return { tag, pattern: new RegExp(`\\b${stem}`, 'i') };
+  return { tag, pattern: new RegExp(`\\b(?:${stem})`, 'i') };
 }
 
 export const RULES: readonly { readonly category: Exclude<Category, 'other'>; readonly terms: readonly Term[] }[] = [
