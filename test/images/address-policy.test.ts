@@ -115,6 +115,8 @@ describe('address policy: IPv4 embedded in IPv6 is checked as IPv4 (issue 3)', (
     }
     for (const [name, address] of Object.entries(forms('10.0.0.1'))) expect(exempt.isAllowed(address), `${name} ${address}`).to.equal(false);
     expect(policy.isAllowed('2606:4700::5efe:808:808'), 'ISATAP id carrying a public IPv4').to.equal(true);
+    expect(exempt.isAllowed('2001:0:7f00:1:8000:63bf:f7f7:f7f7'), 'Teredo: blocked server, public client').to.equal(false);
+    expect(exempt.isAllowed('2001:0:808:808:8000:63bf:80ff:fffe'), 'Teredo: public server, blocked client').to.equal(false);
   });
 
   it('finds the IPv4 of a NAT64 local-use address in every RFC 6052 layout (/48, /56, /64)', () => {
