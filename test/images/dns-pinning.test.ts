@@ -14,6 +14,8 @@ describe('DNS: resolve once, check every answer, connect to the checked address 
   });
   after(() => server.close());
   beforeEach(() => {
+    // Compared as a set: an HTTP interceptor loaded by other test files (nock) may
+    // pass one connection through Socket#connect twice.
     spy = spyOnConnections();
   });
   afterEach(() => spy.restore());
@@ -23,7 +25,7 @@ describe('DNS: resolve once, check every answer, connect to the checked address 
     const fetcher = localFetcher({ resolver: tableResolver({ 'img.test': ['127.0.0.1'] }, calls) });
     await fetcher.fetch([`http://img.test:${server.port}/x.png`]);
     expect(calls).to.deep.equal(['img.test']);
-    expect(spy.attempts).to.deep.equal([`127.0.0.1:${server.port}`]);
+    expect([...new Set(spy.attempts)]).to.deep.equal([`127.0.0.1:${server.port}`]);
     expect(server.requests.at(-1)?.headers.host).to.equal(`img.test:${server.port}`);
   });
 
@@ -40,7 +42,7 @@ describe('DNS: resolve once, check every answer, connect to the checked address 
     const fetcher = localFetcher({ resolver: async () => [{ address: n++ === 0 ? '127.0.0.1' : '169.254.169.254' }] });
     await fetcher.fetch([`http://img.test:${server.port}/x.png`]);
     expect(n).to.equal(1);
-    expect(spy.attempts).to.deep.equal([`127.0.0.1:${server.port}`]);
+    expect([...new Set(spy.attempts)]).to.deep.equal([`127.0.0.1:${server.port}`]);
   });
 
   const mixed: [string, string[]][] = [
