@@ -79,7 +79,7 @@ describe('createReportGenerator: REPORT_GENERATOR selects the generator (operato
     expect(error).to.include({ kind: 'unavailable' });
   });
 
-  it('refuses REPORT_GENERATOR=gemini without a key', () => {
+  it('refuses REPORT_GENERATOR=gemini without a key (operator interface)', () => {
     expect(() => createReportGenerator(config({ reportGenerator: 'gemini' }), document, captureLogger())).to.throw(/GEMINI_API_KEY/);
   });
 

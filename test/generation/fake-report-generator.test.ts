@@ -16,7 +16,7 @@ describe('FakeReportGenerator: canned answers for unit tests', () => {
     expect(fake.calls[1]?.text).to.equal('second');
   });
 
-  it('returns a canned candidate, as given (the pipeline validates it)', async () => {
+  it('returns a canned candidate, as given (the pipeline validates it) (R24)', async () => {
     const fake = new FakeReportGenerator({ candidate: { category: 'hvac' }, generator: 'gemini', model: 'm' });
     expect(await fake.generate(input())).to.deep.include({ candidate: { category: 'hvac' }, generator: 'gemini', model: 'm' });
   });
@@ -29,7 +29,7 @@ describe('FakeReportGenerator: canned answers for unit tests', () => {
     }
   });
 
-  it('waits delayMs, and an abort cuts the wait short', async () => {
+  it('waits delayMs, and an abort cuts the wait short (R24)', async () => {
     const fake = new FakeReportGenerator({ delayMs: 5_000 });
     const started = performance.now();
     const error = await fake.generate(input(), AbortSignal.timeout(50)).catch((e: unknown) => e);

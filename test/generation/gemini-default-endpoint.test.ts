@@ -14,7 +14,7 @@ describe('Gemini generator: default endpoint (operator interface GEMINI_BASE_URL
   afterEach(() => nock.cleanAll());
   after(() => nock.enableNetConnect());
 
-  it('POSTs to generativelanguage.googleapis.com/v1beta/models/{model}:generateContent with x-goog-api-key', async () => {
+  it('POSTs to generativelanguage.googleapis.com/v1beta/models/{model}:generateContent with x-goog-api-key (R2)', async () => {
     const scope = nock(GEMINI_DEFAULT_BASE_URL, { reqheaders: { 'x-goog-api-key': TEST_API_KEY } })
       .post(`/v1beta/models/${TEST_MODEL}:generateContent`, (body: { generationConfig?: { responseMimeType?: string } }) => body.generationConfig?.responseMimeType === 'application/json')
       .reply(200, ANSWER);
@@ -23,7 +23,7 @@ describe('Gemini generator: default endpoint (operator interface GEMINI_BASE_URL
     expect(scope.isDone()).to.equal(true);
   });
 
-  it('ignores the SDK\'s own environment overrides (GOOGLE_GEMINI_BASE_URL, GOOGLE_GENAI_API_VERSION)', async () => {
+  it('ignores the SDK\'s own environment overrides (GOOGLE_GEMINI_BASE_URL, GOOGLE_GENAI_API_VERSION) (R2)', async () => {
     const saved = { base: process.env['GOOGLE_GEMINI_BASE_URL'], version: process.env['GOOGLE_GENAI_API_VERSION'] };
     process.env['GOOGLE_GEMINI_BASE_URL'] = 'http://127.0.0.1:9';
     process.env['GOOGLE_GENAI_API_VERSION'] = 'v1';
@@ -39,7 +39,7 @@ describe('Gemini generator: default endpoint (operator interface GEMINI_BASE_URL
     }
   });
 
-  it('makes exactly one request per attempt: the SDK adds no retry of its own', async () => {
+  it('makes exactly one request per attempt: the SDK adds no retry of its own (R2)', async () => {
     let requests = 0;
     nock(GEMINI_DEFAULT_BASE_URL)
       .post(`/v1beta/models/${TEST_MODEL}:generateContent`)

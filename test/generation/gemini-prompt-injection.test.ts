@@ -27,7 +27,7 @@ describe('Gemini generator: prompt injection in the evidence (issue 5, R24)', ()
     ['evidence text trying to close its JSON field', input({ text: BREAKOUT })],
     ['language guidance carrying instructions', input({ language: `English. ${INJECTION}` })],
   ] as const) {
-    it(`keeps the format and the system instruction for ${what}`, async () => {
+    it(`keeps the format and the system instruction for ${what} (issue 5, R24)`, async () => {
       await generator.generate(input());
       const output = await generator.generate(given);
       const [plain, injected] = [fake.requests[0], fake.requests[1]];

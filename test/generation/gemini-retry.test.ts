@@ -24,7 +24,7 @@ describe('Gemini generator: one retry, transient failures only, within the deadl
   after(() => fake.stop());
 
   for (const status of [503, 500, 429]) {
-    it(`retries once after HTTP ${status} and returns the second answer`, async () => {
+    it(`retries once after HTTP ${status} and returns the second answer (issue 5, R24)`, async () => {
       fake.enqueue(errorAnswer(status), reportAnswer());
       const output = await (await geminiGenerator(fake.baseUrl)).generate(input());
       expect(output.generator).to.equal('gemini');
@@ -33,13 +33,13 @@ describe('Gemini generator: one retry, transient failures only, within the deadl
     });
   }
 
-  it('retries a dropped connection once', async () => {
+  it('retries a dropped connection once (issue 5, R24)', async () => {
     fake.enqueue({ kind: 'destroy' }, reportAnswer());
     await (await geminiGenerator(fake.baseUrl)).generate(input());
     expect(fake.requests).to.have.lengthOf(2);
   });
 
-  it('gives up after the one retry: two 503s are unavailable, with exactly two requests (no SDK retry)', async () => {
+  it('gives up after the one retry: two 503s are unavailable, with exactly two requests (no SDK retry) (issue 5, R24)', async () => {
     fake.setDefault(errorAnswer(503));
     const error = await outcome((await geminiGenerator(fake.baseUrl)).generate(input()));
     expect(error).to.be.instanceOf(GenerationError);
@@ -53,7 +53,7 @@ describe('Gemini generator: one retry, transient failures only, within the deadl
     ['a safety block', blockedPromptAnswer()],
     ['non-JSON text', textAnswer('not json')],
   ] as const) {
-    it(`does not retry ${what} (not transient)`, async () => {
+    it(`does not retry ${what} (not transient) (issue 5, R24)`, async () => {
       fake.setDefault(answer);
       const error = await outcome((await geminiGenerator(fake.baseUrl)).generate(input()));
       expect(error).to.be.instanceOf(GenerationError);
@@ -61,7 +61,7 @@ describe('Gemini generator: one retry, transient failures only, within the deadl
     });
   }
 
-  it('does not retry when too little time remains: the 503 is the answer, before the deadline', async () => {
+  it('does not retry when too little time remains: the 503 is the answer, before the deadline (issue 5, R24)', async () => {
     fake.enqueue(errorAnswer(503, 700), reportAnswer());
     const generator = await geminiGenerator(fake.baseUrl, { timeoutMs: 1_000, minRetryWindowMs: 500 });
     const started = performance.now();
@@ -71,7 +71,7 @@ describe('Gemini generator: one retry, transient failures only, within the deadl
     expect(performance.now() - started).to.be.below(1_000);
   });
 
-  it('keeps the retry inside the deadline: a retry that stalls is cut at the timeout', async () => {
+  it('keeps the retry inside the deadline: a retry that stalls is cut at the timeout (issue 5, R24)', async () => {
     fake.enqueue(errorAnswer(503), { kind: 'stall' });
     const generator = await geminiGenerator(fake.baseUrl, { timeoutMs: 800, minRetryWindowMs: 200 });
     const started = performance.now();
@@ -82,7 +82,7 @@ describe('Gemini generator: one retry, transient failures only, within the deadl
     expect(elapsed).to.be.within(780, 800 + 250);
   });
 
-  it('does not retry a timeout: no time remains by definition', async () => {
+  it('does not retry a timeout: no time remains by definition (issue 5, R24)', async () => {
     fake.setDefault({ kind: 'stall' });
     const generator = await geminiGenerator(fake.baseUrl, { timeoutMs: 400 });
     const error = await outcome(generator.generate(input()));

@@ -20,7 +20,7 @@ describe('Gemini response schema = the contract\'s ReportResult (issue 5, R0, R2
     derived = geminiResponseSchema(document);
   });
 
-  it('asks for an object with the contract\'s property names, in order, all required', () => {
+  it('asks for an object with the contract\'s property names, in order, all required (issue 5, R0)', () => {
     expect(derived.type).to.equal('OBJECT');
     expect(Object.keys(derived.properties ?? {})).to.deep.equal(Object.keys(contract.properties));
     expect(derived.propertyOrdering).to.deep.equal(Object.keys(contract.properties));
@@ -34,7 +34,7 @@ describe('Gemini response schema = the contract\'s ReportResult (issue 5, R0, R2
     expect(derived.properties?.['category']?.enum).to.include.members(['plumbing', 'elevator', 'other']);
   });
 
-  it('keeps each property\'s type, nullability, item type and bounds', () => {
+  it('keeps each property\'s type, nullability, item type and bounds (issue 5, R0)', () => {
     for (const [name, property] of Object.entries(contract.properties)) {
       const gemini = derived.properties?.[name];
       expect(gemini?.type, name).to.equal(property.type.toUpperCase());
@@ -47,14 +47,14 @@ describe('Gemini response schema = the contract\'s ReportResult (issue 5, R0, R2
     expect(derived.properties?.['confidence']).to.include({ minimum: 0, maximum: 1 });
   });
 
-  it('sends no keyword Gemini rejects (additionalProperties, $ref, lower-case types)', () => {
+  it('sends no keyword Gemini rejects (additionalProperties, $ref, lower-case types) (issue 5, R0)', () => {
     const text = JSON.stringify(derived);
     expect(text).not.to.contain('additionalProperties');
     expect(text).not.to.contain('$ref');
     expect(text).not.to.match(/"type":"[a-z]/);
   });
 
-  it('refuses a contract keyword it cannot express instead of dropping it silently', () => {
+  it('refuses a contract keyword it cannot express instead of dropping it silently (issue 5, R0)', () => {
     const schema: JsonSchema = { type: 'object', properties: { a: { type: 'string', oneOf: [] } } };
     expect(() => deriveGeminiResponseSchema(schema)).to.throw(/ReportResult\.a .*oneOf/);
     expect(() => deriveGeminiResponseSchema({ type: 'null' })).to.throw(/type/);

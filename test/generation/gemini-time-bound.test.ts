@@ -28,7 +28,7 @@ describe('Gemini generator: the call ends within GENERATOR_TIMEOUT_MS (issue 5, 
   afterEach(() => fake.reset());
   after(() => fake.stop());
 
-  it('cuts a provider that never answers at the timeout, as unavailable/timeout', async () => {
+  it('cuts a provider that never answers at the timeout, as unavailable/timeout (issue 5, R24)', async () => {
     fake.setDefault({ kind: 'stall' });
     const generator = await geminiGenerator(fake.baseUrl, { timeoutMs: TIMEOUT_MS });
     const { error, elapsed } = await timed(generator.generate(input()));
@@ -37,7 +37,7 @@ describe('Gemini generator: the call ends within GENERATOR_TIMEOUT_MS (issue 5, 
     expect(elapsed).to.be.within(TIMEOUT_MS - 20, TIMEOUT_MS + MARGIN_MS);
   });
 
-  it('cuts a slow answer at the timeout instead of waiting for it', async () => {
+  it('cuts a slow answer at the timeout instead of waiting for it (issue 5, R24)', async () => {
     fake.setDefault(reportAnswer(undefined, 3_000));
     const generator = await geminiGenerator(fake.baseUrl, { timeoutMs: TIMEOUT_MS });
     const { error, elapsed } = await timed(generator.generate(input()));
@@ -45,7 +45,7 @@ describe('Gemini generator: the call ends within GENERATOR_TIMEOUT_MS (issue 5, 
     expect(elapsed).to.be.below(TIMEOUT_MS + MARGIN_MS);
   });
 
-  it('bounds the reading of the answer too: a body that stalls is cut at the timeout', async () => {
+  it('bounds the reading of the answer too: a body that stalls is cut at the timeout (issue 5, R24)', async () => {
     fake.setDefault({ kind: 'stallBody' });
     const generator = await geminiGenerator(fake.baseUrl, { timeoutMs: TIMEOUT_MS });
     const { error, elapsed } = await timed(generator.generate(input()));
@@ -53,14 +53,14 @@ describe('Gemini generator: the call ends within GENERATOR_TIMEOUT_MS (issue 5, 
     expect(elapsed).to.be.below(TIMEOUT_MS + MARGIN_MS);
   });
 
-  it('answers normally when the provider is slow but within the timeout', async () => {
+  it('answers normally when the provider is slow but within the timeout (issue 5, R24)', async () => {
     fake.setDefault(reportAnswer(undefined, 200));
     const generator = await geminiGenerator(fake.baseUrl, { timeoutMs: 2_000 });
     const output = await generator.generate(input());
     expect(output.latencyMs).to.be.at.least(190);
   });
 
-  it('stops at once when the caller aborts, as unavailable/aborted (the caller\'s signal passes through)', async () => {
+  it('stops at once when the caller aborts, as unavailable/aborted (the caller\'s signal passes through) (issue 5, R24)', async () => {
     fake.setDefault({ kind: 'stall' });
     const generator = await geminiGenerator(fake.baseUrl, { timeoutMs: 5_000 });
     const controller = new AbortController();
@@ -70,7 +70,7 @@ describe('Gemini generator: the call ends within GENERATOR_TIMEOUT_MS (issue 5, 
     expect(elapsed).to.be.below(100 + MARGIN_MS);
   });
 
-  it('sends nothing when the caller has already aborted', async () => {
+  it('sends nothing when the caller has already aborted (issue 5, R24)', async () => {
     const generator = await geminiGenerator(fake.baseUrl);
     const { error } = await timed(generator.generate(input(), AbortSignal.abort()));
     expect(error).to.include({ kind: 'unavailable', reason: 'aborted' });

@@ -23,7 +23,7 @@ describe('Gemini generator: a valid answer (issue 5, R2, R24)', () => {
   afterEach(() => fake.reset());
   after(() => fake.stop());
 
-  it('returns the report as the candidate, with model, latency and token counts for storage', async () => {
+  it('returns the report as the candidate, with model, latency and token counts for storage (R2, R24)', async () => {
     fake.enqueue(reportAnswer(VALID_REPORT));
     const output = await generator.generate(input());
     expect(output.candidate).to.deep.equal(VALID_REPORT);
@@ -55,14 +55,14 @@ describe('Gemini generator: a valid answer (issue 5, R2, R24)', () => {
     });
   }
 
-  it('reads a JSON answer wrapped in a Markdown fence as JSON', async () => {
+  it('reads a JSON answer wrapped in a Markdown fence as JSON (R2, R24)', async () => {
     fake.enqueue({ body: { candidates: [{ content: { parts: [{ text: '```json\n' + JSON.stringify(VALID_REPORT) + '\n```' }] }, finishReason: 'STOP' }] } });
     const output = await generator.generate(input());
     expect(output.candidate).to.deep.equal(VALID_REPORT);
     expect(output.tokenUsage).to.equal(null);
   });
 
-  it('ignores thought parts and joins the answer\'s text parts', async () => {
+  it('ignores thought parts and joins the answer\'s text parts (R2, R24)', async () => {
     const text = JSON.stringify(VALID_REPORT);
     fake.enqueue({
       body: {

@@ -48,7 +48,7 @@ describe('offline generator: deterministic and plausible (R25)', () => {
     expect(report.suggestedNextStep).to.match(/^Treat as urgent/);
   });
 
-  it('ranks leaks high and cosmetic scuffs low', () => {
+  it('ranks leaks high and cosmetic scuffs low (R25)', () => {
     expect(deriveOfflineReport(input({ text: 'Small leak at the tap' })).priority).to.equal('high');
     expect(deriveOfflineReport(input({ text: 'Minor cosmetic scuff on the hallway wall' })).priority).to.equal('low');
   });
@@ -75,7 +75,7 @@ describe('offline generator: deterministic and plausible (R25)', () => {
     for (const value of [low, high]) expect(value).to.be.within(0, 1);
   });
 
-  it('says so when it cannot follow non-English language guidance (it writes English only)', () => {
+  it('says so when it cannot follow non-English language guidance (it writes English only) (R25)', () => {
     expect(deriveOfflineReport(input({ language: 'de-DE' })).riskFlags).to.include('language_not_applied');
     expect(deriveOfflineReport(input({ language: 'en-GB' })).riskFlags).not.to.include('language_not_applied');
   });

@@ -46,7 +46,7 @@ describe('toReportResult: the contract decides what a generated result may be (R
     }
   });
 
-  it('shares no array with the candidate (the result cannot change behind the pipeline\'s back)', () => {
+  it('shares no array with the candidate (the result cannot change behind the pipeline\'s back) (R24)', () => {
     const candidate = { ...VALID_REPORT, tags: ['a'], riskFlags: ['b'] };
     const result = validator.toReportResult(candidate);
     candidate.tags.push('late');
