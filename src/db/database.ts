@@ -1,0 +1,59 @@
+// Database bootstrap (rulings R3, R4): DATABASE_URL when set, else the embedded PGlite.
+// The composition root opens it once and passes it down; nothing here is a singleton.
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { startEmbedded } from './embedded.ts';
+import { applyMigrations } from './migrator.ts';
+import { ormOptions } from './orm-options.ts';
+
+export interface Database {
+  orm: MikroORM;
+  url: string;
+  /** True when this is the embedded database (owned by this process or another). */
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** Apply pending migrations before returning (the server and the CLIs do). */
+  migrate?: boolean;
+  logger?: Logger;
+}
+
+export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const { logger } = options;
+  const embedded = config.databaseUrl === undefined ? await startEmbedded(config.dataDir, logger) : undefined;
+  const url = embedded?.url ?? (config.databaseUrl as string);
+  let orm: MikroORM | undefined;
+  try {
+    orm = await MikroORM.init(ormOptions(url, embedded?.poolMax ?? config.dbPoolSize, logger));
+    if (options.migrate) {
+      const applied = await applyMigrations(orm);
+      if (applied.length > 0) logger?.info({ migrations: applied }, 'migrations applied');
+    }
+  } catch (error) {
+    await orm?.close(true);
+    await embedded?.close();
+    throw error;
+  }
+  const open = orm;
+  return {
+    orm: open,
+    url,
+    embedded: embedded !== undefined,
+    close: async () => {
+      await open.close(true);
+      await embedded?.close();
+    },
+  };
+}
+
+/**
+ * A fresh EntityManager per request or use case (MikroORM's identity map must not be
+ * shared). Inside `em.transactional(cb)` use only the EntityManager passed to cb: PGlite is
+ * one session, and a query on another connection while a transaction is open deadlocks.
+ */
+export function newEntityManager(db: Database): EntityManager {
+  return db.orm.em.fork();
+}

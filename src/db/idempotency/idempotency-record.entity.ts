@@ -1,0 +1,31 @@
+// Idempotency claims and completed results (rulings R12, R14). The scope is customer +
+// product + operation + key (R12), so two keys of one customer share it.
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Customer } from '../customers/customer.entity.ts';
+import { EvidenceReport } from '../reports/evidence-report.entity.ts';
+
+export const IDEMPOTENCY_STATUSES = ['in_progress', 'completed'] as const;
+export type IdempotencyStatus = (typeof IDEMPOTENCY_STATUSES)[number];
+
+export const IdempotencyRecord = defineEntity({
+  name: 'IdempotencyRecord',
+  tableName: 'idempotency_record',
+  properties: {
+    customer: () => p.manyToOne(Customer).ref().primary(),
+    product: p.text().primary(),
+    operation: p.text().primary(),
+    idempotencyKey: p.text().primary(),
+    /** Hex SHA-256 of method, path and canonical body (R12). */
+    fingerprint: p.character().length(64),
+    status: p.enum(IDEMPOTENCY_STATUSES),
+    /** A claim whose lease has passed may be taken over (R14). */
+    leaseExpiresAt: p.datetime(),
+    report: () => p.manyToOne(EvidenceReport).ref().nullable().index(),
+    response: p.json<Record<string, unknown>>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()).defaultRaw('now()'),
+    completedAt: p.datetime().nullable(),
+    /** Completed keys replay until then, then may be reused (R14). */
+    expiresAt: p.datetime().nullable().index(),
+  },
+});
+export type IdempotencyRecord = InferEntity<typeof IdempotencyRecord>;

@@ -1,0 +1,11 @@
+// Migrations are listed explicitly rather than discovered by glob: plain Node 24 runs the
+// .ts files directly and nothing depends on the working directory or a compiled copy
+// (ruling R4). Append new migrations at the end; never edit an applied one.
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261121000000_initial_schema } from './Migration20261121000000_initial_schema.ts';
+import { Migration20261121000100_usage_counter_trigger } from './Migration20261121000100_usage_counter_trigger.ts';
+
+export const MIGRATIONS: MigrationObject[] = [
+  { name: 'Migration20261121000000_initial_schema', class: Migration20261121000000_initial_schema },
+  { name: 'Migration20261121000100_usage_counter_trigger', class: Migration20261121000100_usage_counter_trigger },
+];

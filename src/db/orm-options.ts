@@ -1,0 +1,29 @@
+// One place that says how the ORM is configured, for the server, the CLIs and the tests.
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from 'pino';
+import { ENTITIES } from './entities.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+
+export function ormOptions(url: string, poolMax: number, logger?: Logger): Options {
+  return defineConfig({
+    clientUrl: url,
+    entities: ENTITIES,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: MIGRATIONS,
+      // No snapshot file: it would be written into the source tree at run time.
+      snapshot: false,
+      silent: true,
+    },
+    // The usage counter trigger and its functions are raw SQL in a migration, not entity
+    // metadata; without this, schema diffs (and generated migrations) would drop them.
+    schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
+    pool: { max: poolMax },
+    // A wrong DATABASE_URL must fail, not quietly create a new empty database.
+    ensureDatabase: false,
+    colors: false,
+    // ORM messages go to pino at debug; queries are never logged with their parameters.
+    logger: (message: string) => logger?.debug({ component: 'orm' }, message),
+  });
+}

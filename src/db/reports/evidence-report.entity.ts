@@ -1,0 +1,37 @@
+// A completed evidence report (spec step 9). Only completed reports are stored: the
+// report and its usage unit commit in one transaction (ruling R15).
+import { randomUUID } from 'node:crypto';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Customer } from '../customers/customer.entity.ts';
+import { ApiKey } from '../api-keys/api-key.entity.ts';
+
+/** What is kept of a fetched image: never its bytes, never its URL's content. */
+export interface StoredImageMetadata {
+  index: number;
+  mimeType: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+export const EvidenceReport = defineEntity({
+  name: 'EvidenceReport',
+  tableName: 'evidence_report',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    customer: () => p.manyToOne(Customer).ref(),
+    apiKey: () => p.manyToOne(ApiKey).ref().index(),
+    requestId: p.text(),
+    context: p.text(),
+    language: p.text().nullable(),
+    input: p.json<Record<string, unknown>>(),
+    images: p.json<StoredImageMetadata[]>(),
+    result: p.json<Record<string, unknown>>(),
+    generator: p.text(),
+    model: p.text().nullable(),
+    generationMs: p.integer(),
+    tokenUsage: p.json<Record<string, unknown>>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()).defaultRaw('now()'),
+  },
+  indexes: [{ name: 'evidence_report_customer_id_created_at_index', properties: ['customer', 'createdAt'] }],
+});
+export type EvidenceReport = InferEntity<typeof EvidenceReport>;

@@ -1,0 +1,18 @@
+// The exact monthly total per customer and operation (rulings R15, R17). Written ONLY by
+// the trigger on usage_record (migration "usage counter trigger"), so the quota check reads
+// one row instead of summing a month of records. Never write it from the application.
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Customer } from '../customers/customer.entity.ts';
+
+export const UsageCounter = defineEntity({
+  name: 'UsageCounter',
+  tableName: 'usage_counter',
+  properties: {
+    customer: () => p.manyToOne(Customer).ref().primary(),
+    operation: p.text().primary(),
+    /** Start of the UTC calendar month (spec section 8). */
+    periodStart: p.datetime().primary(),
+    used: p.bigint('number').check('used >= 0'),
+  },
+});
+export type UsageCounter = InferEntity<typeof UsageCounter>;
