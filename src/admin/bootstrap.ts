@@ -1,0 +1,54 @@
+// bootstrap (operator-interface.md): customer + its own plan and active subscription +
+// entitlement + one key, in one transaction, for a customer ready to call the API.
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Customer } from '../db/customers/customer.entity.ts';
+import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from '../db/entitlements/product-entitlement.entity.ts';
+import { Plan } from '../db/plans/plan.entity.ts';
+import { Subscription } from '../db/plans/subscription.entity.ts';
+import { AdminInputError } from './admin-error.ts';
+import { addKey, type CreatedKey } from './keys.ts';
+import { requireMonthlyLimit } from './plans.ts';
+import { requireNonBlank } from './lookups.ts';
+
+export const DEFAULT_MONTHLY_LIMIT = 1000;
+
+export interface BootstrapInput {
+  name: string;
+  /** Default 1000. */
+  monthlyLimit?: number;
+  /** Plan with usageVisible false (ruling R18). */
+  usageHidden?: boolean;
+  noPlan?: boolean;
+  noEntitlement?: boolean;
+}
+
+export interface BootstrapResult extends CreatedKey {
+  customerId: string;
+}
+
+export async function bootstrap(em: EntityManager, input: BootstrapInput): Promise<BootstrapResult> {
+  const name = requireNonBlank(input.name, 'customer name');
+  if (input.noPlan && (input.monthlyLimit !== undefined || input.usageHidden)) {
+    throw new AdminInputError('--monthly-limit and --usage-hidden describe a plan; they cannot go with --no-plan');
+  }
+  const monthlyLimit = requireMonthlyLimit(input.monthlyLimit ?? DEFAULT_MONTHLY_LIMIT);
+  return em.transactional(async (tx) => {
+    const customer = tx.create(Customer, { name });
+    if (!input.noPlan) {
+      // A plan of its own: changing this customer's limit later touches no one else.
+      const plan = tx.create(Plan, {
+        code: `bootstrap-${randomBytes(4).toString('hex')}`,
+        monthlyLimit,
+        usageVisible: !input.usageHidden,
+      });
+      tx.create(Subscription, { customer, plan });
+    }
+    if (!input.noEntitlement) {
+      tx.create(ProductEntitlement, { customer, product: EVIDENCE_REPORTS_PRODUCT, active: true });
+    }
+    const key = addKey(tx, customer, null);
+    await tx.flush();
+    return { customerId: customer.id, ...key };
+  });
+}

@@ -1,0 +1,26 @@
+// customer create / activate / deactivate (operator-interface.md). An inactive customer's
+// keys are all invalid (ruling R19) and the change applies on the next request (R21).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Customer, type CustomerStatus } from '../db/customers/customer.entity.ts';
+import { requireCustomer, requireNonBlank } from './lookups.ts';
+
+export async function createCustomer(em: EntityManager, input: { name: string }): Promise<{ customerId: string }> {
+  const name = requireNonBlank(input.name, 'customer name');
+  return em.transactional(async (tx) => {
+    const customer = tx.create(Customer, { name });
+    await tx.flush();
+    return { customerId: customer.id };
+  });
+}
+
+export async function setCustomerStatus(
+  em: EntityManager,
+  input: { customerId: string; status: CustomerStatus },
+): Promise<{ customerId: string; status: CustomerStatus }> {
+  return em.transactional(async (tx) => {
+    const customer = await requireCustomer(tx, input.customerId);
+    customer.status = input.status;
+    await tx.flush();
+    return { customerId: customer.id, status: customer.status };
+  });
+}

@@ -1,0 +1,199 @@
+// `npm run admin -- <command> [options]` (operator-interface.md: names, options and --json
+// shapes are fixed). Parses and checks the arguments before touching the database, runs one
+// use case, prints one line. Exit 1 with one stderr line on bad input, and nothing changed:
+// use cases validate before they write and write in one transaction.
+import { parseArgs } from 'node:util';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConfigError, loadConfig } from '../config.ts';
+import { AdminInputError } from '../admin/admin-error.ts';
+import { bootstrap } from '../admin/bootstrap.ts';
+import { createCustomer, setCustomerStatus } from '../admin/customers.ts';
+import { setEntitlement } from '../admin/entitlements.ts';
+import { createKey, listKeys, setKeyStatus, type CreatedKey } from '../admin/keys.ts';
+import { createPlan } from '../admin/plans.ts';
+import { subscribe, unsubscribe } from '../admin/subscriptions.ts';
+import { showUsage } from '../admin/usage.ts';
+import { newEntityManager, openDatabase } from '../db/database.ts';
+
+type Values = Record<string, string | boolean | undefined>;
+type Run = (em: EntityManager) => Promise<{ json: object; text: string }>;
+interface Command {
+  strings: string[];
+  flags: string[];
+  /** Checks the options (no database yet) and returns the run. */
+  prepare(v: Values): Run;
+}
+
+// A use case with its option parsing and its human-readable line, typed end to end.
+function def<I, R extends object>(spec: {
+  strings?: string[];
+  flags?: string[];
+  input(v: Values): I;
+  run(em: EntityManager, input: I): Promise<R>;
+  human(r: R): string;
+}): Command {
+  return {
+    strings: spec.strings ?? [],
+    flags: spec.flags ?? [],
+    prepare: (v) => {
+      const input = spec.input(v);
+      return async (em) => {
+        const json = await spec.run(em, input);
+        return { json, text: spec.human(json) };
+      };
+    },
+  };
+}
+
+function str(v: Values, name: string): string {
+  const value = v[name];
+  if (typeof value !== 'string') throw new AdminInputError(`Missing option --${name}`);
+  return value;
+}
+function int(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(raw)) throw new AdminInputError(`Invalid --${name}: expected a whole number, got "${raw}"`);
+  return Number(raw);
+}
+function month(raw: string | undefined): Date | undefined {
+  if (raw === undefined) return undefined;
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(raw);
+  if (!match) throw new AdminInputError(`Invalid --month: expected YYYY-MM, got "${raw}"`);
+  return new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
+}
+const opt = (v: Values, name: string): string | undefined => (v[name] === undefined ? undefined : str(v, name));
+const customerId = (v: Values) => ({ customerId: str(v, 'customer') });
+const secretLine = (r: CreatedKey): string => `key ${r.apiKeyId}: ${r.apiKey} (shown once: store it now)`;
+
+const customerStatus = (status: 'active' | 'inactive'): Command =>
+  def({
+    strings: ['customer'],
+    input: customerId,
+    run: (em, i) => setCustomerStatus(em, { ...i, status }),
+    human: (r) => `customer ${r.customerId} is now ${r.status}`,
+  });
+const entitlement = (entitled: boolean): Command =>
+  def({
+    strings: ['customer'],
+    input: customerId,
+    run: (em, i) => setEntitlement(em, { ...i, entitled }),
+    human: (r) => `customer ${r.customerId} ${r.entitled ? 'is' : 'is not'} entitled to evidence reports`,
+  });
+const keyStatus = (status: 'active' | 'inactive' | 'revoked'): Command =>
+  def({
+    strings: ['key'],
+    input: (v) => ({ apiKeyId: str(v, 'key') }),
+    run: (em, i) => setKeyStatus(em, { ...i, status }),
+    human: (r) => `key ${r.apiKeyId} is now ${r.status}`,
+  });
+
+const COMMANDS: Record<string, Command> = {
+  bootstrap: def({
+    strings: ['name', 'monthly-limit'],
+    flags: ['usage-hidden', 'no-plan', 'no-entitlement'],
+    input: (v) => ({
+      name: str(v, 'name'),
+      monthlyLimit: int(opt(v, 'monthly-limit'), 'monthly-limit'),
+      usageHidden: v['usage-hidden'] === true,
+      noPlan: v['no-plan'] === true,
+      noEntitlement: v['no-entitlement'] === true,
+    }),
+    run: bootstrap,
+    human: (r) => `customer ${r.customerId}; ${secretLine(r)}`,
+  }),
+  'customer create': def({
+    strings: ['name'],
+    input: (v) => ({ name: str(v, 'name') }),
+    run: createCustomer,
+    human: (r) => `customer ${r.customerId} created`,
+  }),
+  'customer deactivate': customerStatus('inactive'),
+  'customer activate': customerStatus('active'),
+  'plan create': def({
+    strings: ['code', 'monthly-limit'],
+    flags: ['usage-hidden'],
+    input: (v) => ({
+      code: str(v, 'code'),
+      monthlyLimit: int(str(v, 'monthly-limit'), 'monthly-limit') as number,
+      usageVisible: v['usage-hidden'] !== true,
+    }),
+    run: createPlan,
+    human: (r) => `plan ${r.planCode} created`,
+  }),
+  subscribe: def({
+    strings: ['customer', 'plan'],
+    input: (v) => ({ ...customerId(v), planCode: str(v, 'plan') }),
+    run: subscribe,
+    human: (r) => `customer ${r.customerId} is on plan ${r.planCode}`,
+  }),
+  unsubscribe: def({
+    strings: ['customer'],
+    input: customerId,
+    run: unsubscribe,
+    human: (r) => `customer ${r.customerId} has no active plan`,
+  }),
+  'entitlement grant': entitlement(true),
+  'entitlement revoke': entitlement(false),
+  'key create': def({
+    strings: ['customer', 'name'],
+    input: (v) => ({ ...customerId(v), name: opt(v, 'name') }),
+    run: createKey,
+    human: secretLine,
+  }),
+  'key revoke': keyStatus('revoked'),
+  'key deactivate': keyStatus('inactive'),
+  'key activate': keyStatus('active'),
+  'key list': def({
+    strings: ['customer'],
+    input: customerId,
+    run: listKeys,
+    human: (r) => r.keys.map((k) => `${k.apiKeyId} ${k.prefix}… ${k.status}`).join('\n') || 'no keys',
+  }),
+  'usage show': def({
+    strings: ['customer', 'month'],
+    input: (v) => ({ ...customerId(v), month: month(opt(v, 'month')) }),
+    run: showUsage,
+    human: (r) =>
+      r.usage.map((u) => `${r.period.startsAt.slice(0, 7)} ${u.operation}: ${u.used} of ${u.limit} used`).join('\n'),
+  }),
+};
+
+function parse(argv: string[]): { run: Run; json: boolean } {
+  const name = [argv.slice(0, 2).join(' '), argv[0] ?? ''].find((n) => Object.hasOwn(COMMANDS, n));
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (name === undefined || command === undefined) {
+    throw new AdminInputError(`Unknown command "${argv.slice(0, 2).join(' ')}"; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  }
+  const options = Object.fromEntries([
+    ...command.strings.map((o) => [o, { type: 'string' as const }]),
+    ...[...command.flags, 'json'].map((o) => [o, { type: 'boolean' as const }]),
+  ]);
+  let values: Values;
+  try {
+    values = parseArgs({ args: argv.slice(name.split(' ').length), options, strict: true }).values as Values;
+  } catch (error) {
+    // parseArgs explains unknown options, stray arguments and missing values.
+    throw new AdminInputError(`${(error as Error).message.split('\n')[0]} (command "${name}")`);
+  }
+  return { run: command.prepare(values), json: values.json === true };
+}
+
+async function main(argv: string[]): Promise<number> {
+  let db;
+  try {
+    const { run, json } = parse(argv);
+    db = await openDatabase(loadConfig(), { migrate: true });
+    const result = await run(newEntityManager(db));
+    process.stdout.write(`${json ? JSON.stringify(result.json) : result.text}\n`);
+    return 0;
+  } catch (error) {
+    const known = error instanceof AdminInputError || error instanceof ConfigError;
+    const message = known ? error.message : `admin command failed: ${(error as Error).message}`;
+    process.stderr.write(`${message.split('\n')[0]}\n`);
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
