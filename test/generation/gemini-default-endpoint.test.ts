@@ -2,7 +2,7 @@
 // endpoint, key in the x-goog-api-key header. nock stands in for it with the network shut, so
 // this test proves the production path and headers without touching the internet.
 import { expect } from 'chai';
-import nock from 'nock';
+import type NockModule from 'nock';
 import { GEMINI_DEFAULT_BASE_URL } from '../../src/generation/gemini-generator.ts';
 import { VALID_REPORT } from './fake-gemini-server.ts';
 import { TEST_API_KEY, TEST_MODEL, geminiGenerator, input } from './helpers.ts';
@@ -10,9 +10,19 @@ import { TEST_API_KEY, TEST_MODEL, geminiGenerator, input } from './helpers.ts';
 const ANSWER = { candidates: [{ content: { parts: [{ text: JSON.stringify(VALID_REPORT) }] }, finishReason: 'STOP' }] };
 
 describe('Gemini generator: default endpoint (operator interface GEMINI_BASE_URL unset)', () => {
-  before(() => nock.disableNetConnect());
+  // nock patches http and fetch process-wide as soon as it is loaded: load it here, not at
+  // import time, and restore the real stack afterwards so other suites never run under it.
+  let nock: typeof NockModule;
+  before(async () => {
+    nock = (await import('nock')).default;
+    if (!nock.isActive()) nock.activate();
+    nock.disableNetConnect();
+  });
   afterEach(() => nock.cleanAll());
-  after(() => nock.enableNetConnect());
+  after(() => {
+    nock.enableNetConnect();
+    nock.restore();
+  });
 
   it('POSTs to generativelanguage.googleapis.com/v1beta/models/{model}:generateContent with x-goog-api-key (R2)', async () => {
     const scope = nock(GEMINI_DEFAULT_BASE_URL, { reqheaders: { 'x-goog-api-key': TEST_API_KEY } })
