@@ -1,0 +1,138 @@
+// Database helpers for tests. Every test file shares one database (TEST_DATABASE_URL, set by
+// `npm test`, migrated once by mocha-hooks.ts), so tests never truncate shared tables: each
+// test creates its own customers and looks only at their rows.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { bootstrap, type BootstrapInput } from '../../src/admin/bootstrap.ts';
+import { startEmbedded } from '../../src/db/embedded.ts';
+import { applyMigrations } from '../../src/db/migrator.ts';
+import { ormOptions } from '../../src/db/orm-options.ts';
+import { findActivePlan } from '../../src/db/plans/plan-queries.ts';
+
+export function testDatabaseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`, or set it to a PostgreSQL URL.');
+  return url;
+}
+
+/** An ORM on a URL; the caller closes it. */
+export function openOrm(url: string, poolMax = 4): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(url, poolMax));
+}
+
+let shared: Promise<MikroORM> | undefined;
+
+/** One ORM on the test database for the whole run, closed by the root hook. */
+export function testOrm(): Promise<MikroORM> {
+  shared ??= openOrm(testDatabaseUrl());
+  return shared;
+}
+
+export async function testEm(): Promise<EntityManager> {
+  return (await testOrm()).em.fork();
+}
+
+export async function closeTestOrm(): Promise<void> {
+  const orm = shared;
+  shared = undefined;
+  await (await orm)?.close(true);
+}
+
+/** True when the test database is PGlite (embedded) rather than a PostgreSQL server. */
+export async function testDatabaseIsPglite(): Promise<boolean> {
+  const [row] = await (await testEm()).execute<{ version: string }[]>('select version() as version');
+  return row?.version.includes('PGlite') ?? false;
+}
+
+/**
+ * Runs fn with the URL of an empty database of the same kind as the test database: a new
+ * database on the PostgreSQL server, or a new embedded PGlite (PGlite has one database).
+ */
+export async function withEmptyDatabase(fn: (url: string) => Promise<void>): Promise<void> {
+  if (await testDatabaseIsPglite()) {
+    const dir = await mkdtemp(join(tmpdir(), 'ers-empty-db-'));
+    const server = await startEmbedded(dir);
+    try {
+      await fn(server.url);
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+    return;
+  }
+  const name = `ers_empty_${randomBytes(6).toString('hex')}`;
+  const em = await testEm();
+  await em.execute(`create database ${name}`);
+  try {
+    const url = new URL(testDatabaseUrl());
+    url.pathname = `/${name}`;
+    await fn(url.toString());
+  } finally {
+    await em.execute(`drop database if exists ${name} with (force)`);
+  }
+}
+
+/** Runs fn with a migrated embedded PGlite database of its own in a temporary DATA_DIR. */
+export async function withEmbeddedDatabase(fn: (orm: MikroORM, dataDir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ers-pglite-'));
+  const server = await startEmbedded(dir);
+  const orm = await openOrm(server.url);
+  try {
+    await applyMigrations(orm);
+    await fn(orm, dir);
+  } finally {
+    await orm.close(true);
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export interface CustomerFixture {
+  customerId: string;
+  apiKeyId: string;
+  apiKey: string;
+  /** The plan of the active subscription; null with `noPlan`. */
+  planCode: string | null;
+}
+
+/** A customer of this test alone: by default plan (1000), subscription, entitlement and key. */
+export async function createCustomerFixture(input: Partial<BootstrapInput> = {}, em?: EntityManager): Promise<CustomerFixture> {
+  const manager = em ?? (await testEm());
+  const created = await bootstrap(manager, { name: `test customer ${randomUUID()}`, ...input });
+  const plan = await findActivePlan(manager.fork(), created.customerId);
+  return { ...created, planCode: plan?.code ?? null };
+}
+
+const CUSTOMER_TABLES = [
+  ['customer', 'id'],
+  ['api_key', 'customer_id'],
+  ['subscription', 'customer_id'],
+  ['product_entitlement', 'customer_id'],
+  ['evidence_report', 'customer_id'],
+  ['usage_record', 'customer_id'],
+  ['usage_counter', 'customer_id'],
+  ['idempotency_record', 'customer_id'],
+] as const;
+
+/** Rows per table that belong to the customer: compare before and after to prove "nothing changed". */
+export async function countCustomerRows(customerId: string, em?: EntityManager): Promise<Record<string, number>> {
+  const manager = em ?? (await testEm());
+  const sql = CUSTOMER_TABLES.map(([table, column]) => `select '${table}' as t, count(*) as n from ${table} where ${column} = ?`).join(
+    ' union all ',
+  );
+  const rows = await manager.execute<{ t: string; n: string }[]>(sql, CUSTOMER_TABLES.map(() => customerId));
+  return Object.fromEntries(rows.map((row) => [row.t, Number(row.n)]));
+}
+
+/** Total rows of the tables an admin command can write, for commands without a customer. */
+export async function countAllRows(em?: EntityManager): Promise<Record<string, number>> {
+  const manager = em ?? (await testEm());
+  const tables = ['customer', 'api_key', 'plan', 'subscription', 'product_entitlement'];
+  const rows = await manager.execute<{ t: string; n: string }[]>(
+    tables.map((table) => `select '${table}' as t, count(*) as n from ${table}`).join(' union all '),
+  );
+  return Object.fromEntries(rows.map((row) => [row.t, Number(row.n)]));
+}
