@@ -33,6 +33,7 @@ export interface Config {
   readonly imageFetchConcurrency: number;
   readonly imageBytesInFlightMax: number;
   readonly evidenceTextMaxChars: number;
+  readonly languageMaxChars: number;
   readonly remoteImageAllowCidrs: readonly string[];
   readonly bodyMaxBytes: number;
   readonly shutdownTimeoutMs: number;
@@ -78,6 +79,7 @@ const VARS = {
   IMAGE_FETCH_CONCURRENCY: { kind: 'int', min: 1, max: 16, def: 4 },
   IMAGE_BYTES_IN_FLIGHT_MAX: { kind: 'int', min: 1, max: 4 * 1024 * 1024 * 1024, def: 256 * 1024 * 1024 },
   EVIDENCE_TEXT_MAX_CHARS: { kind: 'int', min: 1, max: 1_000_000, def: 20_000 },
+  LANGUAGE_MAX_CHARS: { kind: 'int', min: 1, max: 10_000, def: 100 },
   REMOTE_IMAGE_ALLOW_CIDRS: { kind: 'string', def: '' },
   BODY_MAX_BYTES: { kind: 'int', min: 1024, max: 64 * 1024 * 1024, def: 1024 * 1024 },
   SHUTDOWN_TIMEOUT_MS: { kind: 'int', min: 0, max: 600_000, def: 10_000 },
@@ -198,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     imageFetchConcurrency: int('IMAGE_FETCH_CONCURRENCY'),
     imageBytesInFlightMax: int('IMAGE_BYTES_IN_FLIGHT_MAX'),
     evidenceTextMaxChars: int('EVIDENCE_TEXT_MAX_CHARS'),
+    languageMaxChars: int('LANGUAGE_MAX_CHARS'),
     remoteImageAllowCidrs: Object.freeze(parseCidrs(str('REMOTE_IMAGE_ALLOW_CIDRS') ?? '')),
     bodyMaxBytes: int('BODY_MAX_BYTES'),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS'),

@@ -1,0 +1,39 @@
+// Every error leaves in the envelope of spec 2.4, built from the catalogue; nothing of an
+// unexpected error (message, stack, driver text) reaches the response, only the log.
+import type Koa from 'koa';
+import { ApiError, isApiError } from '../errors/catalogue.ts';
+import type { AppState } from './app-state.ts';
+
+export function errorBody(error: ApiError, requestId: string): { error: Record<string, unknown> } {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      requestId,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  };
+}
+
+export function writeError(ctx: Koa.ParameterizedContext<AppState>, error: ApiError): void {
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  ctx.body = errorBody(error, ctx.state.requestId);
+  ctx.state.errorCode = error.code;
+}
+
+export function errorEnvelope(): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (caught) {
+      if (isApiError(caught)) {
+        if (caught.status >= 500) ctx.state.log.warn({ code: caught.code, err: caught.cause }, 'dependency failure');
+        writeError(ctx, caught);
+      } else {
+        ctx.state.log.error({ err: caught }, 'unexpected error');
+        writeError(ctx, new ApiError('internal_error'));
+      }
+    }
+  };
+}

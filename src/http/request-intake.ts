@@ -1,0 +1,56 @@
+// Step 2 of the pipeline up to the schema check, in the order of ruling R29: content type,
+// Idempotency-Key header, then the body (size, then JSON syntax). It runs only after
+// authentication succeeded (ruling R5), so an unauthenticated caller never makes us read a body.
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from '../errors/catalogue.ts';
+
+const IDEMPOTENCY_KEY_MAX = 255;
+
+/** Ruling R6: application/json, parameters such as charset allowed; anything else is a 400. */
+export function checkJsonContentType(req: IncomingMessage): void {
+  const header = req.headers['content-type'];
+  const mediaType = (header ?? '').split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new ApiError('invalid_request_payload', { details: { pointer: '', rule: 'contentType' } });
+  }
+}
+
+/**
+ * Ruling R11: trimmed, 1 to 255 characters, sent at most once. Returns undefined when absent.
+ * Repeated headers are seen through headersDistinct (req.headers would join them with ", ").
+ */
+export function readIdempotencyKey(req: IncomingMessage): string | undefined {
+  const values = req.headersDistinct['idempotency-key'];
+  if (values === undefined) return undefined;
+  const key = values.length === 1 ? (values[0] ?? '').trim() : '';
+  if (values.length !== 1 || key.length < 1 || [...key].length > IDEMPOTENCY_KEY_MAX) {
+    throw new ApiError('invalid_idempotency_key');
+  }
+  return key;
+}
+
+/** Reads at most `maxBytes`; a longer body is a 400 invalid_request_payload (R6: no 413). */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const tooLarge = () => new ApiError('invalid_request_payload', { details: { pointer: '', rule: 'maxBodySize' } });
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** Malformed JSON, including bytes that are not UTF-8, is 400 invalid_json. */
+export function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(utf8.decode(body));
+  } catch {
+    throw new ApiError('invalid_json');
+  }
+}

@@ -1,0 +1,100 @@
+// Idempotency records (rulings R11 to R14, R30). The claim is atomic through the primary key
+// (customer, product, operation, key): INSERT ... ON CONFLICT DO NOTHING, never read-then-write.
+// lease_expires_at doubles as the fencing token of a claim: a takeover only happens once the
+// old lease has passed and sets a later one, so two claims never share a value, and complete()
+// and release() touch only the claim they were given.
+import type { EntityManager, MikroORM, QueryResult } from '@mikro-orm/postgresql';
+
+export const IDEMPOTENCY_PRODUCT = 'evidence_reports';
+export const IDEMPOTENCY_OPERATION = 'evidence_report';
+
+export interface IdempotencyClaim {
+  readonly customerId: string;
+  readonly key: string;
+  readonly leaseExpiresAt: string;
+}
+
+export type ClaimOutcome =
+  | { kind: 'claimed'; claim: IdempotencyClaim }
+  | { kind: 'replay'; reportId: string | null }
+  | { kind: 'conflict' }
+  | { kind: 'in_progress' };
+
+interface RecordRow {
+  fingerprint: string;
+  status: 'in_progress' | 'completed';
+  lease_expires_at: Date | string;
+  expires_at: Date | string | null;
+  report_id: string | null;
+}
+
+const PK = `customer_id = ? and product = '${IDEMPOTENCY_PRODUCT}' and operation = '${IDEMPOTENCY_OPERATION}' and idempotency_key = ?`;
+
+const INSERT = `insert into idempotency_record
+  (customer_id, product, operation, idempotency_key, fingerprint, status, lease_expires_at, created_at)
+  values (?, '${IDEMPOTENCY_PRODUCT}', '${IDEMPOTENCY_OPERATION}', ?, ?, 'in_progress', ?, ?)
+  on conflict do nothing returning 1 as claimed`;
+const SELECT = `select fingerprint, status, lease_expires_at, expires_at, report_id from idempotency_record where ${PK}`;
+// Takes over a claim whose lease passed (a crashed process) or a completed key past retention.
+const TAKE_OVER = `update idempotency_record set fingerprint = ?, status = 'in_progress', lease_expires_at = ?,
+  report_id = null, response = null, completed_at = null, expires_at = null, created_at = ?
+  where ${PK} and ((status = 'in_progress' and lease_expires_at <= ?) or (status = 'completed' and expires_at <= ?))`;
+const COMPLETE = `update idempotency_record set status = 'completed', report_id = ?, completed_at = ?, expires_at = ?
+  where ${PK} and status = 'in_progress' and lease_expires_at = ?`;
+const RELEASE = `delete from idempotency_record where ${PK} and status = 'in_progress' and lease_expires_at = ?`;
+
+const MAX_ATTEMPTS = 4;
+
+export interface IdempotencyStoreOptions {
+  orm: MikroORM;
+  leaseMs: number;
+  retentionMs: number;
+}
+
+export class IdempotencyStore {
+  readonly #options: IdempotencyStoreOptions;
+
+  constructor(options: IdempotencyStoreOptions) {
+    this.#options = options;
+  }
+
+  /** Throws on a database failure; the stage maps that to idempotency_unavailable. */
+  async claim(customerId: string, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
+    const em = this.#options.orm.em.fork();
+    const nowIso = now.toISOString();
+    const lease = new Date(now.getTime() + this.#options.leaseMs).toISOString();
+    const claimed: ClaimOutcome = { kind: 'claimed', claim: { customerId, key, leaseExpiresAt: lease } };
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const inserted = await em.execute<unknown[]>(INSERT, [customerId, key, fingerprint, lease, nowIso], 'all');
+      if (inserted.length === 1) return claimed;
+      const row = (await em.execute<RecordRow[]>(SELECT, [customerId, key], 'all'))[0];
+      if (!row) continue; // released between our insert and read: try the insert again
+      const live =
+        row.status === 'completed'
+          ? row.expires_at !== null && new Date(row.expires_at) > now
+          : new Date(row.lease_expires_at) > now;
+      if (live) {
+        // Ruling R30: another request under this key is a conflict whatever the original's state.
+        if (row.fingerprint !== fingerprint) return { kind: 'conflict' };
+        if (row.status === 'in_progress') return { kind: 'in_progress' };
+        return { kind: 'replay', reportId: row.report_id };
+      }
+      const taken = await em.execute<QueryResult>(TAKE_OVER, [fingerprint, lease, nowIso, customerId, key, nowIso, nowIso], 'run');
+      if (taken.affectedRows === 1) return claimed;
+    }
+    throw new Error('idempotency claim contended');
+  }
+
+  /** Inside the report's transaction (ruling R15): false when the claim was lost to a takeover. */
+  async complete(tx: EntityManager, claim: IdempotencyClaim, reportId: string, now: Date): Promise<boolean> {
+    const expires = new Date(now.getTime() + this.#options.retentionMs).toISOString();
+    const params = [reportId, now.toISOString(), expires, claim.customerId, claim.key, claim.leaseExpiresAt];
+    const result = await tx.execute<QueryResult>(COMPLETE, params, 'run');
+    return result.affectedRows === 1;
+  }
+
+  /** Ruling R14: a failed request gives its key back so the client can retry with it. */
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await this.#options.orm.em.fork().execute(RELEASE, [claim.customerId, claim.key, claim.leaseExpiresAt], 'run');
+  }
+}

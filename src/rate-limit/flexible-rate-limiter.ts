@@ -1,0 +1,99 @@
+// rate-limiter-flexible behind the RateLimiter port. The store is chosen by RATE_LIMIT_STORE
+// (ruling R20): 'postgres' uses the rate_limit_counter table created by our migration,
+// 'redis' uses REDIS_URL, 'memory' is per process. Store failures fail closed.
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import type { RateLimitStore } from '../config.ts';
+import { RateLimitStoreError, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
+
+export interface FlexibleRateLimiterOptions {
+  store: RateLimitStore;
+  points: number;
+  windowSeconds: number;
+  /** PostgreSQL connection string (store 'postgres'). */
+  databaseUrl?: string;
+  /** Pool size for the postgres store: one short upsert per request. */
+  poolMax?: number;
+  redisUrl?: string;
+  /** Upper bound of one store round trip; a store that hangs is a store that fails. */
+  timeoutMs?: number;
+}
+
+const KEY_PREFIX = 'evidence_report';
+
+export function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): RateLimiter {
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const common = { points: options.points, duration: options.windowSeconds, keyPrefix: KEY_PREFIX };
+  let limiter: RateLimiterAbstract;
+  let close: () => Promise<void> = async () => {};
+  switch (options.store) {
+    case 'memory':
+      limiter = new RateLimiterMemory(common);
+      break;
+    case 'postgres': {
+      const pool = new pg.Pool({
+        connectionString: options.databaseUrl,
+        max: options.poolMax ?? 4,
+        connectionTimeoutMillis: timeoutMs,
+        query_timeout: timeoutMs,
+      });
+      // An idle client that loses its server must not crash the process.
+      pool.on('error', () => {});
+      limiter = new RateLimiterPostgres({
+        ...common,
+        storeClient: pool,
+        storeType: 'pool',
+        tableName: 'rate_limit_counter',
+        tableCreated: true,
+        clearExpiredByTimeout: false,
+      });
+      close = () => pool.end();
+      break;
+    }
+    case 'redis': {
+      const client = new Redis(options.redisUrl ?? '', {
+        // Fail fast instead of queueing commands while disconnected (fail closed, R20).
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: timeoutMs,
+        connectTimeout: timeoutMs,
+        lazyConnect: false,
+      });
+      client.on('error', () => {});
+      limiter = new RateLimiterRedis({ ...common, storeClient: client, rejectIfRedisNotReady: true });
+      close = async () => {
+        client.disconnect();
+      };
+      break;
+    }
+  }
+  return {
+    async consume(customerId: string): Promise<RateLimitDecision> {
+      try {
+        const res = await limiter.consume(customerId, 1);
+        return decision(true, options, res);
+      } catch (outcome) {
+        if (outcome instanceof RateLimiterRes) return decision(false, options, outcome);
+        throw new RateLimitStoreError('rate-limit store unavailable', { cause: outcome });
+      }
+    },
+    close,
+  };
+}
+
+function decision(allowed: boolean, options: FlexibleRateLimiterOptions, res: RateLimiterRes): RateLimitDecision {
+  return {
+    allowed,
+    limit: options.points,
+    remaining: allowed ? res.remainingPoints : 0,
+    windowSeconds: options.windowSeconds,
+    resetInMs: res.msBeforeNext > 0 ? res.msBeforeNext : options.windowSeconds * 1000,
+  };
+}

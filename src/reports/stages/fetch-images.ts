@@ -1,0 +1,28 @@
+// Step 7: image evidence through the secure boundary (spec 4.1, rulings R22, R23). Bytes, never
+// URLs, go on to the generator. details carry the image index and nothing about the network.
+import { ApiError } from '../../errors/catalogue.ts';
+import { ImageFetchError } from '../../images/image-fetch-error.ts';
+import type { ImageFetcher } from '../../images/image-fetcher.ts';
+import type { PipelineState, Stage } from '../pipeline-state.ts';
+
+export function fetchImages(fetcher: ImageFetcher): Stage {
+  return {
+    step: '7. fetch remote images',
+    async run(state: PipelineState) {
+      const urls = (state.request.evidence.images ?? []).map((image) => image.url);
+      if (urls.length === 0) {
+        state.images = [];
+        return;
+      }
+      try {
+        state.images = await fetcher.fetch(urls, state.signal);
+      } catch (cause) {
+        if (cause instanceof ImageFetchError) {
+          const code = cause.kind === 'rejected' ? 'remote_evidence_image_rejected' : 'remote_evidence_image_unavailable';
+          throw new ApiError(code, { details: { imageIndex: cause.imageIndex }, cause });
+        }
+        throw new ApiError('remote_evidence_image_unavailable', { cause });
+      }
+    },
+  };
+}

@@ -1,0 +1,28 @@
+// Steps 9 and 10: the report and its usage unit, with the idempotency completion, in one
+// transaction (ruling R15). A claim lost to a takeover (our lease ran out) rolls everything
+// back: the request that took the key over will produce the one report.
+import { ApiError } from '../../errors/catalogue.ts';
+import type { IdempotencyStore } from '../../idempotency/idempotency-store.ts';
+import type { ReportStore } from '../report-store.ts';
+import type { PipelineState, Stage } from '../pipeline-state.ts';
+
+export function persistReport(reports: ReportStore, idempotency: IdempotencyStore): Stage {
+  return {
+    step: '9-10. persist the report and record usage (one transaction)',
+    async run(state: PipelineState) {
+      const { generation, result, claim } = state;
+      if (!generation || !result) throw new Error('persist stage reached without a generated report');
+      state.reportId = await reports.persist(
+        { ...state, images: state.images ?? [], generation, result },
+        claim &&
+          (async (tx, reportId) => {
+            if (!(await idempotency.complete(tx, claim, reportId, state.now))) {
+              throw new ApiError('idempotency_unavailable');
+            }
+          }),
+      );
+      // The claim is now a completed record: nothing to release.
+      state.claim = undefined;
+    },
+  };
+}

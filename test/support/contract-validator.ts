@@ -1,0 +1,107 @@
+// An independent check that every response the suite sees matches the published contract
+// (issue 2, "a test that every response the suite sees validates against the contract").
+// It does not reuse the server's openapi-backend validator: Ajv compiles the contract's
+// schemas directly, and the response objects are resolved here by hand.
+import { readFileSync } from 'node:fs';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+type Json = Record<string, unknown>;
+
+export interface ObservedResponse {
+  method: string;
+  path: string;
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+export const contractDocument = parse(readFileSync(new URL('../../contract/openapi.yaml', import.meta.url), 'utf8')) as Json;
+
+const ajv = new Ajv({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(contractDocument, 'contract');
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorFor(ref: string): ValidateFunction {
+  let validate = compiled.get(ref);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `contract${ref}` });
+    compiled.set(ref, validate);
+  }
+  return validate;
+}
+
+function resolve(node: unknown): Json {
+  let current = node as Json;
+  while (typeof current?.$ref === 'string') {
+    const pointer = (current.$ref as string).slice(2).split('/');
+    current = pointer.reduce<Json>((acc, token) => acc[token.replace(/~1/g, '/').replace(/~0/g, '~')] as Json, contractDocument);
+  }
+  return current;
+}
+
+function operationOf(method: string, path: string): Json | undefined {
+  const paths = contractDocument.paths as Record<string, Json>;
+  return paths[path]?.[method.toLowerCase()] as Json | undefined;
+}
+
+/** Violations of one response; empty when it conforms. */
+export function contractViolations(response: ObservedResponse): string[] {
+  const problems: string[] = [];
+  const header = (name: string) => {
+    const value = response.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  const requestId = header('x-request-id');
+  if (!requestId) problems.push('missing x-request-id (R9)');
+  if (header('cache-control') !== 'no-store') problems.push('cache-control is not no-store (R9)');
+  const isError = response.status >= 400;
+  if (isError) {
+    const error = (response.body as { error?: { requestId?: unknown } } | undefined)?.error;
+    if (error?.requestId !== requestId) problems.push('error.requestId differs from x-request-id (R9)');
+  }
+  const operation = operationOf(response.method, response.path.split('?')[0] ?? '');
+  let schemaRef: string;
+  if (operation) {
+    const responses = operation.responses as Record<string, unknown>;
+    const documented = responses[String(response.status)];
+    if (!documented) return [...problems, `status ${response.status} is not documented for ${response.method} ${response.path}`];
+    const resolved = resolve(documented);
+    const content = (resolved.content as Record<string, { schema: Json }> | undefined)?.['application/json'];
+    if (!content) return [...problems, 'no JSON content documented'];
+    schemaRef = String(content.schema.$ref).slice(1);
+    const headers = (resolved.headers ?? {}) as Record<string, unknown>;
+    for (const [name, spec] of Object.entries(headers)) {
+      const headerSpec = resolve(spec);
+      const value = header(name.toLowerCase());
+      if (headerSpec.required === true && value === undefined) problems.push(`missing required header ${name}`);
+      if (value !== undefined) {
+        const schema = headerSpec.schema as Json;
+        const candidate = schema.type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
+        const validate = ajv.compile(schema);
+        if (!validate(candidate)) problems.push(`header ${name}=${value} breaks its schema`);
+      }
+    }
+  } else if (isError) {
+    schemaRef = '/components/schemas/Error';
+  } else {
+    return problems; // system routes (health, contract files) are outside the contract
+  }
+  const validate = validatorFor(`#${schemaRef}`);
+  if (!validate(response.body)) {
+    problems.push(...(validate.errors ?? []).map((e) => `body ${e.instancePath || '/'} ${e.message ?? ''}`));
+  }
+  return problems;
+}
+
+/** Every violation seen during the run; the root hook fails the test that caused one. */
+export const observedViolations: { response: ObservedResponse; problems: string[] }[] = [];
+
+export function recordResponse(response: ObservedResponse): void {
+  const problems = contractViolations(response);
+  if (problems.length > 0) observedViolations.push({ response, problems });
+}
