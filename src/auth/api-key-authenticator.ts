@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Principal } from './principal.ts';
+import { describeCause } from '../shared/describe-cause.ts';
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -70,6 +71,6 @@ export class ApiKeyAuthenticator {
     this.#deps.orm.em
       .fork()
       .execute(TOUCH, [iso, apiKeyId, iso], 'run')
-      .catch((err: unknown) => this.#deps.log.warn({ err: String(err) }, 'could not record key last use'));
+      .catch((err: unknown) => this.#deps.log.warn({ cause: describeCause(err) }, 'could not record key last use'));
   }
 }

@@ -3,6 +3,7 @@
 import type Koa from 'koa';
 import { ApiError, isApiError } from '../errors/catalogue.ts';
 import type { AppState } from './app-state.ts';
+import { describeCause } from '../shared/describe-cause.ts';
 
 export function errorBody(error: ApiError, requestId: string): { error: Record<string, unknown> } {
   return {
@@ -28,7 +29,7 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
       await next();
     } catch (caught) {
       if (isApiError(caught)) {
-        if (caught.status >= 500) ctx.state.log.warn({ code: caught.code, err: caught.cause }, 'dependency failure');
+        if (caught.status >= 500) ctx.state.log.warn({ code: caught.code, cause: describeCause(caught.cause) }, 'dependency failure');
         writeError(ctx, caught);
       } else {
         ctx.state.log.error({ err: caught }, 'unexpected error');

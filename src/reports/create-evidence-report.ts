@@ -17,6 +17,7 @@ import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.
 import type { Clock } from '../shared/clock.ts';
 import type { CreateEvidenceReportRequest, EvidenceReportBody, PipelineState, Stage } from './pipeline-state.ts';
 import type { ReportStore } from './report-store.ts';
+import { describeCause } from '../shared/describe-cause.ts';
 import { applyIdempotency } from './stages/apply-idempotency.ts';
 import { applyRateLimit } from './stages/apply-rate-limit.ts';
 import { buildResponse } from './stages/build-response.ts';
@@ -101,7 +102,7 @@ export class CreateEvidenceReport {
     try {
       await this.#deps.idempotency.release(state.claim);
     } catch (err) {
-      this.#deps.log.warn({ err: String(err) }, 'could not release an idempotency claim; it expires with its lease');
+      this.#deps.log.warn({ cause: describeCause(err) }, 'could not release an idempotency claim; it expires with its lease');
     }
   }
 }
