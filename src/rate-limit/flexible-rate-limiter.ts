@@ -46,9 +46,14 @@ export function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): 
       });
       // An idle client that loses its server must not crash the process.
       pool.on('error', () => {});
+      // The library names its prepared statements ("rate_limit_counter:rlflx-upsert"). The
+      // embedded database (R3) is one PGlite session shared by every connection, so a second
+      // connection preparing the same name fails with 42P05 and every concurrent request got
+      // 503 rate_limit_unavailable. Unnamed statements are equally safe on a real server.
+      const unnamed = { query: (q: { text: string; values?: unknown[] }) => pool.query({ text: q.text, values: q.values }) };
       limiter = new RateLimiterPostgres({
         ...common,
-        storeClient: pool,
+        storeClient: unnamed,
         storeType: 'pool',
         tableName: 'rate_limit_counter',
         tableCreated: true,
