@@ -1,0 +1,83 @@
+// 422 invalid_evidence_report_input (ruling R7): the limits the specification keeps unpublished
+// (text length, image count, URL length, language length) are checked after the HTTP schema,
+// before the rate limit, and reach neither the image host nor the generator. Small values are
+// configured here so that the limits are cheap to cross.
+import { expect } from 'chai';
+import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
+import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
+import { createCustomerFixture } from '../support/database.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { caller, customerTotals, expectError, Ledger, serviceEnv, type Caller } from './support.ts';
+
+const TEXT_MAX = 40;
+const IMAGE_MAX = 2;
+const URL_MAX = 32;
+const LANGUAGE_MAX = 5;
+
+const url = (n: number) => `https://img.example/${n}.png`; // 25 characters
+const report = (evidence: unknown, extra: Record<string, unknown> = {}) => ({ context: 'field_inspection', evidence, ...extra });
+
+describe('POST /v1/evidence/reports: 422 invalid_evidence_report_input (R7)', () => {
+  const ledger = new Ledger();
+  const generator = new FakeReportGenerator();
+  const imageFetcher = new FakeImageFetcher();
+  let service: TestService;
+  let client: Caller;
+
+  before(async () => {
+    const env = {
+      EVIDENCE_TEXT_MAX_CHARS: String(TEXT_MAX),
+      IMAGE_MAX_COUNT: String(IMAGE_MAX),
+      IMAGE_URL_MAX_CHARS: String(URL_MAX),
+      LANGUAGE_MAX_CHARS: String(LANGUAGE_MAX),
+    };
+    service = await startTestService(await serviceEnv(env), { generator, imageFetcher });
+    client = caller(service.url, await createCustomerFixture(), ledger);
+  });
+  after(async () => {
+    await service?.close();
+    await ledger.verify();
+  });
+
+  it('text over EVIDENCE_TEXT_MAX_CHARS is 422 with pointer /evidence/text (R7)', async () => {
+    const res = await client.create(report({ text: 'x'.repeat(TEXT_MAX + 1) }));
+    expectError(res, 'invalid_evidence_report_input', { pointer: '/evidence/text', rule: 'maxLength' });
+  });
+
+  it('more than IMAGE_MAX_COUNT images is 422 with pointer /evidence/images (R7)', async () => {
+    const res = await client.create(report({ images: [url(1), url(2), url(3)].map((u) => ({ url: u })) }));
+    expectError(res, 'invalid_evidence_report_input', { pointer: '/evidence/images', rule: 'maxItems' });
+  });
+
+  it('an image URL over IMAGE_URL_MAX_CHARS is 422 naming that image (R7)', async () => {
+    const long = `https://img.example/${'a'.repeat(URL_MAX)}.png`;
+    const res = await client.create(report({ images: [{ url: url(1) }, { url: long }] }));
+    expectError(res, 'invalid_evidence_report_input', { pointer: '/evidence/images/1/url', rule: 'maxLength' });
+  });
+
+  it('language over LANGUAGE_MAX_CHARS is 422 with pointer /language (R7)', async () => {
+    const res = await client.create(report({ text: 'leak' }, { language: 'x'.repeat(LANGUAGE_MAX + 1) }));
+    expectError(res, 'invalid_evidence_report_input', { pointer: '/language', rule: 'maxLength' });
+  });
+
+  it('a schema violation is reported before an application limit (R29: schema, then R7 limits)', async () => {
+    const res = await client.create(report({ text: 'x'.repeat(TEXT_MAX + 1), extra: true }));
+    expectError(res, 'invalid_request_payload', { pointer: '/evidence/extra', rule: 'additionalProperties' });
+  });
+
+  it('every value exactly at its limit is accepted, characters counted as code points (R7)', async () => {
+    const atLimit = report(
+      { text: '🚧'.repeat(TEXT_MAX), images: [{ url: url(1) }, { url: `https://img.example/${'b'.repeat(URL_MAX - 24)}.png` }] },
+      { language: 'pt-BR' },
+    );
+    const res = await client.create(atLimit);
+    expect(res.status, res.text).to.equal(201);
+  });
+
+  it('a request over a limit reaches no image host and no generator, and leaves nothing', async () => {
+    // Only the request at the limits went on: one fetch of its two images, one generation.
+    expect(imageFetcher.calls).to.have.length(1);
+    expect(generator.callCount).to.equal(1);
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+  });
+});
