@@ -1,0 +1,261 @@
+// `npm run bench` (issue 6, "Benchmark"): the service against real PostgreSQL in a fresh
+// database, the offline generator, loopback only. Prints a table and the issue's targets
+// (met / not met: speed goals are reported, never asserted) and writes the figures to
+// bench/results/<timestamp>.json. Exits 1 only when a scenario saw an unexpected outcome
+// (a socket error, a timeout, or a status the scenario should not produce).
+//
+// Knobs (all optional): BENCH_PG_URL (an admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
+// BENCH_DURATION_S (10), BENCH_WARMUP_S (2), BENCH_SKIP_BASELINE=1,
+// BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service).
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import type { AutocannonRequestStep } from 'autocannon';
+import { createBenchDatabase, insertUsageRecords, type BenchDatabase } from './support/database.ts';
+import { startImageServer, type ImageServer } from './support/images.ts';
+import { runLoad, type LoadFigures } from './support/load.ts';
+import { freePort, REPO_ROOT, runNode, startNodeChild, type NodeChild } from './support/processes.ts';
+import { renderTable, renderTargets, type ScenarioRow, type TargetCheck } from './support/report.ts';
+import { imageRequest, REPORTS_PATH, TEXT_REQUEST, USAGE_PATH } from './support/workload.ts';
+
+const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
+const WITH_BASELINE = process.env.BENCH_SKIP_BASELINE !== '1';
+const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+const CONNECTIONS = 50;
+const QUOTA_ROWS = 1_000_000;
+const IMAGE_BYTES = 2 * 1024 * 1024;
+const SLOW_DELAY_MS = 2000;
+const SLOW_REQUESTS = 500;
+/** The issue's figure for the hand-written handler, used when the baseline is skipped. */
+const REFERENCE_BASELINE_RPS = 900;
+
+const rows: ScenarioRow[] = [];
+const children = new Set<NodeChild>();
+let database: BenchDatabase | undefined;
+let images: ImageServer | undefined;
+
+const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+async function cleanup(): Promise<void> {
+  await Promise.allSettled([...children].map((child) => child.stop()));
+  children.clear();
+  await images?.close();
+  images = undefined;
+  await database?.drop().catch((err: unknown) => log(`could not drop ${database?.name}: ${String(err)}`));
+}
+
+process.once('SIGINT', () => {
+  log('interrupted: stopping children and dropping the bench database');
+  void cleanup().finally(() => process.exit(130));
+});
+
+async function start(name: string, script: string, env: Record<string, string>, readyPath: string, nodeArgs: string[] = []) {
+  const child = await startNodeChild({ name, script, env, port: await freePort(), readyPath, nodeArgs });
+  children.add(child);
+  return child;
+}
+
+async function stop(child: NodeChild): Promise<void> {
+  await child.stop();
+  children.delete(child);
+}
+
+function serviceEnv(dbUrl: string, delayMs: number): Record<string, string> {
+  return {
+    DATABASE_URL: dbUrl,
+    HOST: '127.0.0.1',
+    // warn: no access-log line per request (the port is chosen by the bench, see processes.ts).
+    LOG_LEVEL: 'warn',
+    REPORT_GENERATOR: 'offline',
+    RATE_LIMIT_REQUESTS: '1000000000',
+    REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
+    OFFLINE_GENERATOR_DELAY_MS: String(delayMs),
+  };
+}
+
+async function bootstrapCustomer(dbUrl: string, name: string): Promise<{ customerId: string; apiKey: string }> {
+  const out = await runNode(
+    'src/cli/admin.ts',
+    ['bootstrap', '--name', `bench ${name}`, '--monthly-limit', '100000000', '--json'],
+    { DATABASE_URL: dbUrl, LOG_LEVEL: 'warn' },
+  );
+  return JSON.parse(out) as { customerId: string; apiKey: string };
+}
+
+const json = (apiKey: string) => ({ 'content-type': 'application/json', 'x-api-key': apiKey });
+const postStep = (apiKey: string, body: unknown = TEXT_REQUEST): AutocannonRequestStep => ({
+  method: 'POST',
+  path: REPORTS_PATH,
+  headers: json(apiKey),
+  body: JSON.stringify(body),
+});
+const withDistinctKey = (step: AutocannonRequestStep): AutocannonRequestStep => ({
+  ...step,
+  setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `bench-${randomUUID()}` } }),
+});
+const getUsageStep = (apiKey: string): AutocannonRequestStep => ({ method: 'GET', path: USAGE_PATH, headers: { 'x-api-key': apiKey } });
+const only = (...statuses: number[]) => (status: number) => statuses.includes(status);
+
+async function scenario(key: string, label: string, target: NodeChild, spec: Partial<Parameters<typeof runLoad>[0]> & Pick<Parameters<typeof runLoad>[0], 'requests' | 'expected'>) {
+  log(`${label} ...`);
+  const figures = await runLoad({ url: target.url, connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, pid: target.pid, ...spec });
+  rows.push({ key, label, target: target.name, figures });
+  log(`${label}: ${figures.requestsPerSec} req/s, p50 ${figures.latencyMs.p50} ms, p99 ${figures.latencyMs.p99} ms, peak RSS ${figures.peakRssMiB} MiB`);
+  if (figures.unexpected > 0) log(`  unexpected outcomes: ${figures.unexpected} ${JSON.stringify({ ...figures.statuses, ...figures.errorCodes })}; ${target.name} said: ${target.output().slice(-1500)}`);
+  return figures;
+}
+
+async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; counter: number } }> {
+  database = await createBenchDatabase(ADMIN_URL);
+  log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
+  const dbUrl = database.url;
+
+  const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
+  await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
+  await stop(ceiling);
+
+  let service = await start('service', 'src/main.ts', serviceEnv(dbUrl, 0), '/readyz', SERVICE_NODE_ARGS);
+  const customers = {
+    post: await bootstrapCustomer(dbUrl, 'post'),
+    quota: await bootstrapCustomer(dbUrl, 'quota'),
+    baseline: await bootstrapCustomer(dbUrl, 'baseline'),
+    images: await bootstrapCustomer(dbUrl, 'images'),
+    slow: await bootstrapCustomer(dbUrl, 'slow'),
+  };
+
+  if (WITH_BASELINE) {
+    const baseline = await start('baseline', 'bench/baseline-server.ts', { DATABASE_URL: dbUrl }, '/healthz');
+    await scenario('baseline', 'baseline Koa+pg POST (auth, SUM, 2-insert tx)', baseline, {
+      requests: [postStep(customers.baseline.apiKey)],
+      expected: only(201),
+    });
+    await stop(baseline);
+  }
+
+  // GET first: at 0 records, and before the POST runs leave work behind in PostgreSQL.
+  await scenario('get', 'GET usage, 0 records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
+  await scenario('post', 'POST report, no Idempotency-Key', service, { requests: [postStep(customers.post.apiKey)], expected: only(201) });
+  await scenario('postIdempotent', 'POST report, distinct Idempotency-Key', service, {
+    requests: [withDistinctKey(postStep(customers.post.apiKey))],
+    expected: only(201),
+  });
+
+  log(`inserting ${QUOTA_ROWS} usage records for the quota customer ...`);
+  const insertStarted = performance.now();
+  const counter = await insertUsageRecords(dbUrl, customers.quota.customerId, QUOTA_ROWS);
+  const quotaInsert = { rows: QUOTA_ROWS, seconds: Math.round((performance.now() - insertStarted) / 100) / 10, counter };
+  log(`inserted in ${quotaInsert.seconds} s; usage_counter says ${counter}`);
+  if (counter !== QUOTA_ROWS) throw new Error(`usage_counter is ${counter} after inserting ${QUOTA_ROWS} records`);
+
+  await scenario('get1m', 'GET usage, 1M records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
+  await scenario('post1m', 'POST report, 1M records in month', service, { requests: [postStep(customers.quota.apiKey)], expected: only(201) });
+
+  images = await startImageServer(IMAGE_BYTES);
+  await scenario('images', 'POST with 4 images of 2 MiB', service, {
+    requests: [postStep(customers.images.apiKey, imageRequest(images.urls))],
+    readErrorCodes: true,
+    expected: only(201),
+  });
+  log(`image server answered ${images.served()} image requests`);
+  await images.close();
+  images = undefined;
+  await stop(service);
+
+  service = await start('service (2 s generator)', 'src/main.ts', serviceEnv(dbUrl, SLOW_DELAY_MS), '/readyz', SERVICE_NODE_ARGS);
+  await scenario('slow', `POST, ${SLOW_DELAY_MS} ms generator, ${SLOW_REQUESTS} at once`, service, {
+    connections: SLOW_REQUESTS,
+    amount: SLOW_REQUESTS,
+    warmupS: 0,
+    requests: [postStep(customers.slow.apiKey)],
+    readErrorCodes: true,
+    expected: only(201),
+  });
+  await stop(service);
+  return { quotaInsert };
+}
+
+const byKey = (key: string): LoadFigures | undefined => rows.find((r) => r.key === key)?.figures;
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
+
+function targets(): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const post = byKey('post');
+  const baseline = byKey('baseline');
+  const baseRps = baseline?.successPerSec ?? REFERENCE_BASELINE_RPS;
+  const baseName = baseline ? 'the Koa+pg baseline of this run' : `the issue's ${REFERENCE_BASELINE_RPS} req/s`;
+  for (const key of ['post', 'postIdempotent'] as const) {
+    const f = byKey(key);
+    if (!f) continue;
+    checks.push({
+      target: `${key === 'post' ? 'POST' : 'POST with Idempotency-Key'} 2xx/s >= ${baseName}`,
+      figure: `${f.successPerSec} vs ${baseRps} req/s (x${ratio(f.successPerSec, baseRps)?.toFixed(2)})`,
+      met: f.successPerSec >= baseRps,
+    });
+  }
+  const get0 = byKey('get');
+  const get1m = byKey('get1m');
+  for (const p of ['p50', 'p99'] as const) {
+    const r = ratio(get1m?.latencyMs[p], get0?.latencyMs[p]);
+    checks.push({
+      target: `GET usage ${p} at 1M records <= 1.2x at 0`,
+      figure: `${get1m?.latencyMs[p]} vs ${get0?.latencyMs[p]} ms (x${r?.toFixed(2)})`,
+      met: r === undefined ? null : r <= 1.2,
+    });
+  }
+  const imagePeak = byKey('images')?.peakRssMiB;
+  checks.push({ target: 'peak RSS under the image load < 600 MiB', figure: `${imagePeak} MiB`, met: imagePeak === null || imagePeak === undefined ? null : imagePeak < 600 });
+  const postPeaks = ['post', 'postIdempotent', 'post1m'].map((k) => byKey(k)?.peakRssMiB ?? 0);
+  const postPeak = Math.max(...postPeaks);
+  checks.push({ target: 'peak RSS under the POST load < 256 MiB', figure: `${postPeak} MiB (max of the three POST runs)`, met: post ? postPeak < 256 : null });
+  const slow = byKey('slow');
+  const slowOk = slow?.statuses['201'] ?? 0;
+  checks.push({ target: `2 s generator: all ${SLOW_REQUESTS} succeed`, figure: `${slowOk} of ${SLOW_REQUESTS} got 201`, met: slow ? slowOk === SLOW_REQUESTS : null });
+  checks.push({ target: '2 s generator: p99 < 2500 ms', figure: `${slow?.latencyMs.p99} ms (p50 ${slow?.latencyMs.p50} ms)`, met: slow ? slow.latencyMs.p99 < 2500 : null });
+  return checks;
+}
+
+const startedAt = new Date();
+let failure: unknown;
+let extra: Awaited<ReturnType<typeof run>> | undefined;
+try {
+  extra = await run();
+} catch (error) {
+  failure = error;
+} finally {
+  await cleanup();
+}
+
+const checks = targets();
+console.log(`\nEvidence Report Service benchmark, ${startedAt.toISOString()}: Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, ` +
+  `${Math.round(totalmem() / 2 ** 30)} GiB, PostgreSQL ${database?.serverVersion ?? '?'}; ${DURATION_S} s measured after ${WARMUP_S} s warm-up, ${CONNECTIONS} connections\n`);
+console.log(renderTable(rows));
+if (extra) console.log(`\n${extra.quotaInsert.rows} usage records inserted in ${extra.quotaInsert.seconds} s (usage_counter: ${extra.quotaInsert.counter})`);
+console.log(`\nTargets (issue 6; reported, not enforced):\n${renderTargets(checks)}`);
+
+const results = {
+  startedAt: startedAt.toISOString(),
+  command: 'npm run bench',
+  machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), postgres: database?.serverVersion },
+  settings: { durationS: DURATION_S, warmupS: WARMUP_S, connections: CONNECTIONS, quotaRows: QUOTA_ROWS, imageBytes: IMAGE_BYTES, slowDelayMs: SLOW_DELAY_MS, slowRequests: SLOW_REQUESTS, baseline: WITH_BASELINE },
+  scenarios: Object.fromEntries(rows.map((r) => [r.key, { label: r.label, process: r.target, ...r.figures }])),
+  quotaInsert: extra?.quotaInsert,
+  targets: checks,
+  error: failure === undefined ? undefined : String(failure),
+};
+mkdirSync(`${REPO_ROOT}bench/results`, { recursive: true });
+const file = `bench/results/${startedAt.toISOString().replace(/[:.]/g, '-')}.json`;
+writeFileSync(`${REPO_ROOT}${file}`, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\nResults: ${file}`);
+
+const unexpected = rows.filter((r) => r.figures.unexpected > 0);
+if (failure !== undefined) {
+  console.error(`bench failed: ${failure instanceof Error ? failure.stack : String(failure)}`);
+  process.exit(1);
+}
+if (unexpected.length > 0) {
+  console.error(`unexpected outcomes in: ${unexpected.map((r) => `${r.label} (${r.figures.unexpected})`).join(', ')}`);
+  process.exit(1);
+}
+process.exit(0);
