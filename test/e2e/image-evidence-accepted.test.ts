@@ -1,0 +1,74 @@
+// Image evidence end to end (issue 4 step 7, issue 3): the whole service, with the production
+// HttpImageFetcher and the generator chosen from the environment (offline here), fetches real
+// PNG, JPEG, GIF and WebP bytes from a local host (allowed by REMOTE_IMAGE_ALLOW_CIDRS) and
+// stores what it fetched: type, size and SHA-256 of exactly the bytes served (R22).
+import { expect } from 'chai';
+import { client } from '../support/http-client.ts';
+import { countCustomerRows, createCustomerFixture } from '../support/database.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import type { ImageServer } from '../images/support/image-server.ts';
+import { IMAGES, startImageHost } from './support/image-host.ts';
+import { storedReport } from './support/stored-reports.ts';
+
+const ALL = [IMAGES.png, IMAGES.jpeg, IMAGES.gif, IMAGES.webp];
+
+describe('image evidence end to end: fetched through the boundary and stored as metadata (issue 4 step 7, R22)', function () {
+  this.timeout(30_000);
+  let host: ImageServer;
+  let service: TestService;
+
+  before(async () => {
+    host = await startImageHost();
+    service = await startTestService({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32' });
+    expect(service.config.reportGenerator).to.equal('offline');
+  });
+  after(async () => {
+    await service?.close();
+    await host?.close();
+  });
+
+  it('text with the four formats gives 201, and the stored metadata matches the bytes served (R22)', async () => {
+    const customer = await createCustomerFixture();
+    const before = host.requests.length;
+    const res = await client(service.url, customer.apiKey).createReport<{ id: string; status: string }>({
+      context: 'property_maintenance',
+      evidence: { text: 'Water stain spreading on the ceiling of flat 3B.', images: ALL.map((i) => ({ url: host.url(i.path) })) },
+    });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.status).to.equal('completed');
+    expect(host.requests.slice(before).map((r) => r.path).sort()).to.deep.equal(ALL.map((i) => i.path).sort());
+
+    const stored = await storedReport(customer.customerId, res.body.id);
+    expect(stored.images).to.deep.equal(
+      ALL.map((served, index) => ({ index, mimeType: served.mimeType, sizeBytes: served.bytes.length, sha256: served.sha256 })),
+    );
+    const counts = await countCustomerRows(customer.customerId);
+    expect(counts.evidence_report).to.equal(1);
+    expect(counts.usage_record).to.equal(1);
+  });
+
+  for (const served of ALL) {
+    it(`images only (${served.mimeType}) gives 201 with the image's metadata stored (R28, R22)`, async () => {
+      const customer = await createCustomerFixture();
+      const res = await client(service.url, customer.apiKey).createReport<{ id: string }>({
+        context: 'damage_report',
+        evidence: { images: [{ url: host.url(served.path) }] },
+      });
+      expect(res.status, res.text).to.equal(201);
+      const stored = await storedReport(customer.customerId, res.body.id);
+      expect(stored.images).to.deep.equal([{ index: 0, mimeType: served.mimeType, sizeBytes: served.bytes.length, sha256: served.sha256 }]);
+      expect((await countCustomerRows(customer.customerId)).usage_record).to.equal(1);
+    });
+  }
+
+  it('a redirect within the allowed host is followed and the final bytes are the ones stored (R22)', async () => {
+    const customer = await createCustomerFixture();
+    const res = await client(service.url, customer.apiKey).createReport<{ id: string }>({
+      context: 'field_inspection',
+      evidence: { text: 'Photo of the meter cabinet.', images: [{ url: host.url('/to-tiny.png') }] },
+    });
+    expect(res.status, res.text).to.equal(201);
+    const stored = await storedReport(customer.customerId, res.body.id);
+    expect(stored.images).to.deep.equal([{ index: 0, mimeType: 'image/png', sizeBytes: IMAGES.png.bytes.length, sha256: IMAGES.png.sha256 }]);
+  });
+});

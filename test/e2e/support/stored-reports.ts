@@ -1,0 +1,26 @@
+// Reads a customer's stored reports back from the test database (fields never exposed by the API).
+import { testEm } from '../../support/database.ts';
+
+export interface StoredReport {
+  id: string;
+  images: { index: number; mimeType: string; sizeBytes: number; sha256: string }[];
+  result: Record<string, unknown>;
+  generator: string;
+  model: string | null;
+  language: string | null;
+  context: string;
+}
+
+export async function storedReports(customerId: string): Promise<StoredReport[]> {
+  const em = await testEm();
+  return em.execute<StoredReport[]>(
+    'select id, images, result, generator, model, language, context from evidence_report where customer_id = ? order by created_at, id',
+    [customerId],
+  );
+}
+
+export async function storedReport(customerId: string, id: string): Promise<StoredReport> {
+  const found = (await storedReports(customerId)).find((r) => r.id === id);
+  if (found === undefined) throw new Error(`report ${id} is not stored`);
+  return found;
+}
