@@ -1,0 +1,90 @@
+// Gemini failures through the whole service (issue 5 "How it will be checked", R24): crafted
+// answers give their codes; for every failure nothing is stored or counted (the idempotency
+// claim released too), and the response names no provider message, model, key or value.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { ErrorCode } from '../../src/errors/catalogue.ts';
+import { client } from '../support/http-client.ts';
+import { countCustomerRows, createCustomerFixture } from '../support/database.ts';
+import { VALID_REPORT, blockedPromptAnswer, errorAnswer, reportAnswer, textAnswer } from '../generation/fake-gemini-server.ts';
+import type { FakeGeminiAnswer } from '../generation/fake-gemini-server.ts';
+import { expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
+import { errorOf, expectErrorCode, expectNoInternalDetail } from './support/leaks.ts';
+
+const { priority: _priority, ...withoutPriority } = VALID_REPORT;
+const { suggestedNextStep: _next, ...withoutNextStep } = VALID_REPORT;
+
+// Words of the crafted answers: none may reach a response or an ordinary log line.
+const PROVIDER_WORDS = ['secret provider detail', 'provider says', 'INVALID_ARGUMENT', 'RESOURCE_EXHAUSTED', 'PERMISSION_DENIED', 'gardening', 'fake-gemini-001'];
+
+const CASES: [string, FakeGeminiAnswer, ErrorCode][] = [
+  ['an invalid category', reportAnswer({ ...VALID_REPORT, category: 'gardening' }), 'invalid_generated_report'],
+  ['confidence 1.5', reportAnswer({ ...VALID_REPORT, confidence: 1.5 }), 'invalid_generated_report'],
+  ['confidence -0.1', reportAnswer({ ...VALID_REPORT, confidence: -0.1 }), 'invalid_generated_report'],
+  ['a missing field (priority)', reportAnswer(withoutPriority), 'invalid_generated_report'],
+  ['a missing nullable field (suggestedNextStep)', reportAnswer(withoutNextStep), 'invalid_generated_report'],
+  ['a wrong type (tags as a string)', reportAnswer({ ...VALID_REPORT, tags: 'plumbing' }), 'invalid_generated_report'],
+  ['an empty title', reportAnswer({ ...VALID_REPORT, title: '' }), 'invalid_generated_report'],
+  ['non-JSON text', textAnswer('Sure! The report: water leak, plumbing, high (secret provider detail).'), 'invalid_generated_report'],
+  ['a JSON array instead of an object', textAnswer(JSON.stringify([VALID_REPORT])), 'invalid_generated_report'],
+  ['HTTP 500', errorAnswer(500), 'report_generation_unavailable'],
+  ['HTTP 503', errorAnswer(503), 'report_generation_unavailable'],
+  ['HTTP 429', errorAnswer(429), 'report_generation_unavailable'],
+  ['a dropped connection', { kind: 'destroy' }, 'report_generation_unavailable'],
+  ['HTTP 400', errorAnswer(400), 'report_generation_failed'],
+  ['HTTP 403', errorAnswer(403), 'report_generation_failed'],
+  ['a safety block (promptFeedback.blockReason SAFETY)', blockedPromptAnswer('SAFETY'), 'report_generation_failed'],
+  ['finishReason SAFETY', textAnswer('', 'SAFETY'), 'report_generation_failed'],
+  ['a truncated answer (MAX_TOKENS)', textAnswer('{"title": "Water le', 'MAX_TOKENS'), 'report_generation_failed'],
+  ['no candidates', { body: { candidates: [] } }, 'report_generation_failed'],
+  ['a 200 that is not the protocol (HTML)', { kind: 'raw', contentType: 'text/html', body: '<html>secret provider detail</html>' }, 'report_generation_failed'],
+];
+
+describe('Gemini end to end: every failure class gives its code, stores nothing and says nothing (issue 5, R24)', function () {
+  this.timeout(60_000);
+  let run: GeminiRun;
+  const customerKeys: string[] = [];
+
+  before(async () => {
+    run = await startGeminiRun();
+  });
+  afterEach(() => run.gemini.reset());
+  after(() => stopGeminiRun(run));
+
+  for (const [what, answer, code] of CASES) {
+    it(`${what} gives ${code}; nothing stored or counted; no provider detail in the response (R24)`, async () => {
+      const customer = await createCustomerFixture();
+      customerKeys.push(customer.apiKey);
+      const before = await countCustomerRows(customer.customerId);
+      // Every attempt (the first and a retry) gets the same answer.
+      run.gemini.setDefault(answer);
+      const res = await client(run.service.url, customer.apiKey).createReport(
+        { context: 'property_maintenance', language: 'en', evidence: { text: 'Water is dripping from the kitchen sink.' } },
+        { 'Idempotency-Key': randomUUID() },
+      );
+      expectErrorCode(res, code);
+      expect(errorOf(res).details, 'no details for a generator failure').to.equal(undefined);
+      expect(run.gemini.requests.length, 'Gemini was called').to.be.within(1, 2);
+      expect(await countCustomerRows(customer.customerId), 'nothing stored, counted or claimed').to.deep.equal(before);
+      expectNoInternalDetail(res, [run.model, run.geminiKey, customer.apiKey, ...PROVIDER_WORDS, 'kitchen sink', 'Request data']);
+    });
+  }
+
+  it('a failure never falls back to another generator: the next good answer is used as given (R25)', async () => {
+    const customer = await createCustomerFixture();
+    customerKeys.push(customer.apiKey);
+    run.gemini.setDefault(errorAnswer(400));
+    const api = client(run.service.url, customer.apiKey);
+    const failed = await api.createReport({ context: 'property_maintenance', evidence: { text: 'Leak.' } });
+    expectErrorCode(failed, 'report_generation_failed');
+    run.gemini.setDefault(reportAnswer());
+    const ok = await api.createReport<{ result: unknown }>({ context: 'property_maintenance', evidence: { text: 'Leak.' } });
+    expect(ok.status, ok.text).to.equal(201);
+    expect(ok.body.result).to.deep.equal(VALID_REPORT);
+    expect((await countCustomerRows(customer.customerId)).usage_record).to.equal(1);
+  });
+
+  it('the log of the run names no key, and no model or provider message in ordinary lines (R26, issue 5)', () => {
+    expectCleanLog(run, customerKeys, PROVIDER_WORDS);
+  });
+});

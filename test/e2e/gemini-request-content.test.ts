@@ -1,0 +1,87 @@
+// What Gemini receives when the whole service runs (issue 5, spec section 1, R22): the key in
+// x-goog-api-key, the configured model, the context, the language guidance and the evidence
+// text, and each image as inline bytes equal to what the image host served, never its URL.
+import { expect } from 'chai';
+import { client } from '../support/http-client.ts';
+import { createCustomerFixture } from '../support/database.ts';
+import type { ImageServer } from '../images/support/image-server.ts';
+import { sentBody, sentData } from '../generation/gemini-request-inspection.ts';
+import { IMAGES, startImageHost } from './support/image-host.ts';
+import { expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
+
+describe('Gemini end to end: the request carries the key, the context, the language and the image bytes, never a URL (issue 5, R22)', function () {
+  this.timeout(30_000);
+  let run: GeminiRun;
+  let host: ImageServer;
+  const customerKeys: string[] = [];
+
+  before(async () => {
+    host = await startImageHost();
+    run = await startGeminiRun();
+  });
+  after(async () => {
+    await stopGeminiRun(run);
+    await host?.close();
+  });
+
+  it('one generateContent call with the key header, the model, the request data and the served bytes inline (R22)', async () => {
+    const customer = await createCustomerFixture();
+    customerKeys.push(customer.apiKey);
+    const served = [IMAGES.jpeg, IMAGES.png, IMAGES.webp, IMAGES.gif];
+    const text = 'Der Aufzug im Haus B bleibt zwischen den Etagen stehen.';
+    const res = await client(run.service.url, customer.apiKey).createReport({
+      context: 'field_inspection',
+      language: 'de-CH',
+      evidence: { text, images: served.map((i) => ({ url: host.url(i.path) })) },
+    });
+    expect(res.status, res.text).to.equal(201);
+
+    expect(run.gemini.requests).to.have.length(1);
+    const request = run.gemini.requests[0]!;
+    expect(request.method).to.equal('POST');
+    expect(request.model).to.equal(run.model);
+    expect(request.headers['x-goog-api-key']).to.equal(run.geminiKey);
+
+    const data = sentData(request);
+    expect(data.context).to.equal('field_inspection');
+    expect(data.outputLanguage).to.equal('de-CH');
+    expect(data.evidenceText).to.equal(text);
+
+    const inline = sentBody(request).contents.flatMap((c) => c.parts).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
+    expect(inline.map((p) => p.mimeType)).to.deep.equal(served.map((i) => i.mimeType));
+    inline.forEach((part, n) => expect(Buffer.from(part.data, 'base64').equals(served[n]!.bytes), `image ${n} bytes`).to.equal(true));
+
+    // No URL, host, port or path of the image host, and no customer key, anywhere in the request.
+    // (The Host header names the fake Gemini's own loopback address: left out.)
+    const { host: _geminiHost, ...headers } = request.headers;
+    const everything = `${request.url}\n${JSON.stringify(headers)}\n${request.rawBody}`;
+    for (const word of ['127.0.0.1', `:${host.port}`, '/photos/', 'tiny.', customer.apiKey, 'x-api-key']) {
+      expect(everything.toLowerCase(), `the Gemini request names ${word}`).not.to.include(word.toLowerCase());
+    }
+    expect(request.rawBody).not.to.match(/https?:\/\//i);
+  });
+
+  it('images-only evidence sends the bytes inline and no evidence text (R22, R28)', async () => {
+    const customer = await createCustomerFixture();
+    customerKeys.push(customer.apiKey);
+    const before = run.gemini.requests.length;
+    const res = await client(run.service.url, customer.apiKey).createReport({
+      context: 'delivery_confirmation',
+      evidence: { images: [{ url: host.url(IMAGES.png.path) }] },
+    });
+    expect(res.status, res.text).to.equal(201);
+    const request = run.gemini.requests[before]!;
+    const data = sentData(request);
+    expect(data.context).to.equal('delivery_confirmation');
+    expect(data.outputLanguage).to.equal(null);
+    expect(data.evidenceText).to.equal(null);
+    const inline = sentBody(request).contents.flatMap((c) => c.parts).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
+    expect(inline).to.have.length(1);
+    expect(Buffer.from(inline[0]!.data, 'base64').equals(IMAGES.png.bytes)).to.equal(true);
+    expect(request.rawBody).not.to.match(/https?:\/\/|127\.0\.0\.1/i);
+  });
+
+  it('the log of the run names neither the Gemini key nor a customer key, nor the model in ordinary lines (R26, issue 5)', () => {
+    expectCleanLog(run, customerKeys);
+  });
+});

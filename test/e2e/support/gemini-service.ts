@@ -1,0 +1,51 @@
+// The whole service with REPORT_GENERATOR=gemini against the local fake Gemini (issue 5 "How it
+// will be checked"): a random key, a distinctive model name, a short GENERATOR_TIMEOUT_MS, the
+// image host allowed, and the log captured at trace level.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { startFakeGemini, type FakeGemini } from '../../generation/fake-gemini-server.ts';
+import type { TestService } from '../../support/service.ts';
+import { LEVEL, startLoggedService, type CapturedLog } from './logged-service.ts';
+
+export const GENERATOR_TIMEOUT_MS = 1500;
+
+export interface GeminiRun {
+  readonly service: TestService;
+  readonly gemini: FakeGemini;
+  readonly log: CapturedLog;
+  readonly geminiKey: string;
+  readonly model: string;
+}
+
+export async function startGeminiRun(env: Record<string, string> = {}): Promise<GeminiRun> {
+  const gemini = await startFakeGemini();
+  const geminiKey = `test-key-${randomBytes(12).toString('hex')}`;
+  const model = `gemini-e2e-${randomBytes(4).toString('hex')}`;
+  const { service, log } = await startLoggedService({
+    REPORT_GENERATOR: 'gemini',
+    GEMINI_API_KEY: geminiKey,
+    GEMINI_MODEL: model,
+    GEMINI_BASE_URL: gemini.baseUrl,
+    GENERATOR_TIMEOUT_MS: String(GENERATOR_TIMEOUT_MS),
+    REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
+    ...env,
+  });
+  return { service, gemini, log, geminiKey, model };
+}
+
+export async function stopGeminiRun(run: GeminiRun | undefined): Promise<void> {
+  await run?.service.close();
+  await run?.gemini.stop();
+}
+
+/**
+ * The log of the run: the Gemini key and the customer keys appear in no line at any level
+ * (R26); the model name and the provider's words in no ordinary line (info and above, issue 5).
+ */
+export function expectCleanLog(run: GeminiRun, customerKeys: readonly string[], providerWords: readonly string[] = []): void {
+  expect(run.log.lines.length, 'the log captured nothing').to.be.greaterThan(0);
+  const all = run.log.text();
+  for (const secret of [run.geminiKey, ...customerKeys]) expect(all, 'a key reached the log').not.to.include(secret);
+  const ordinary = run.log.lines.filter((l) => l.level >= LEVEL.info).map((l) => l.raw).join('\n');
+  for (const word of [run.model, ...providerWords]) expect(ordinary, `an ordinary log line names ${word}`).not.to.include(word);
+}
