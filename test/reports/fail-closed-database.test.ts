@@ -1,0 +1,124 @@
+// Fail closed (spec section 5 item 7, section 7, rulings R14, R15, R20): a small TCP proxy sits
+// between the service and PostgreSQL and is cut. Every answer is the 503 of the step that
+// touched the database first, never 500 and never 401; nothing half-done remains; when the
+// proxy passes again the service recovers without a restart.
+import { expect } from 'chai';
+import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
+import { FixedClock } from '../../src/shared/clock.ts';
+import { createCustomerFixture, openOrm, testDatabaseUrl } from '../support/database.ts';
+import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import {
+  bodyNumber,
+  caller,
+  customerTotals,
+  expectError,
+  isReplay,
+  Ledger,
+  serviceEnv,
+  SwappableGenerator,
+  waitFor,
+  type Caller,
+  type CreatedReport,
+} from './support.ts';
+
+const T0 = '2026-09-01T08:00:00.000Z';
+
+async function proxyToTestDatabase(): Promise<TcpProxy> {
+  const target = new URL(testDatabaseUrl());
+  return startTcpProxy(target.hostname, Number(target.port || 5432));
+}
+
+describe('fail closed: the database behind a TCP proxy that is cut (spec section 5 item 7, section 7)', () => {
+  const ledger = new Ledger();
+  const clock = new FixedClock(T0);
+  const generator = new SwappableGenerator(new FakeReportGenerator());
+  let proxy: TcpProxy;
+  let service: TestService;
+  let client: Caller;
+
+  before(async () => {
+    proxy = await proxyToTestDatabase();
+    service = await startTestService(await serviceEnv({ DATABASE_URL: viaProxy(testDatabaseUrl(), proxy) }), { clock, generator });
+    client = caller(service.url, await createCustomerFixture(), ledger);
+  });
+  afterEach(() => {
+    proxy.restore();
+    generator.current = new FakeReportGenerator();
+  });
+  after(async () => {
+    await service?.close();
+    await proxy?.close();
+    await ledger.verify();
+  });
+
+  it('cut: POST and GET usage are 503 api_key_authentication_unavailable (never 500 or 401); restored: 201 and 200', async () => {
+    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    proxy.cut();
+    for (let i = 0; i < 3; i++) {
+      expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': `cut-${i}` } }), 'api_key_authentication_unavailable');
+      expectError(await client.usage(), 'api_key_authentication_unavailable');
+    }
+    proxy.restore();
+    expect((await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'cut-0' } })).status).to.equal(201);
+    expect((await client.usage()).status).to.equal(200);
+  });
+
+  it('cut while the report is being generated: 503 evidence_report_write_failed, nothing stored; the key returns after its lease (R14, R15, R16)', async () => {
+    const slow = new FakeReportGenerator({ delayMs: 500 });
+    generator.current = slow;
+    const before = await customerTotals(client.customerId);
+    const pending = client.create(bodyNumber(3), { headers: { 'idempotency-key': 'mid-cut' } });
+    await waitFor(() => slow.callCount === 1);
+    // No connection is held while generating (R16), so the cut hits the write that follows.
+    proxy.cut();
+    expectError(await pending, 'evidence_report_write_failed');
+    proxy.restore();
+    expect(await customerTotals(client.customerId)).to.deep.include({ reports: before.reports, units: before.units });
+    // The claim could not be released during the cut: it is in progress until its lease ends.
+    generator.current = new FakeReportGenerator();
+    expectError(await client.create(bodyNumber(3), { headers: { 'idempotency-key': 'mid-cut' } }), 'idempotency_in_progress');
+    clock.advance(service.config.generatorTimeoutMs + service.config.imageFetchTimeoutMs + 30_000 + 1);
+    const retry = await client.create<CreatedReport>(bodyNumber(3), { headers: { 'idempotency-key': 'mid-cut' } });
+    expect(retry.status).to.equal(201);
+    expect(isReplay(retry)).to.equal(false);
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: before.reports + 1, units: before.units + 1, claims: 0 });
+  });
+});
+
+describe('fail closed: the PostgreSQL rate-limit store behind its own proxy (R20)', () => {
+  const ledger = new Ledger();
+  const generator = new FakeReportGenerator();
+  let proxy: TcpProxy;
+  let service: TestService;
+  let client: Caller;
+  let closeOrm: () => Promise<void>;
+
+  before(async () => {
+    proxy = await proxyToTestDatabase();
+    // The ORM talks to the database directly; only the rate limiter's pool goes through the
+    // proxy (it connects to database.url), so the cut reaches step 3 alone.
+    const orm = await openOrm(testDatabaseUrl(), 4);
+    closeOrm = () => orm.close(true);
+    const database = { orm, url: viaProxy(testDatabaseUrl(), proxy), embedded: false, close: async () => {} };
+    service = await startTestService(await serviceEnv(), { generator, database });
+    client = caller(service.url, await createCustomerFixture(), ledger);
+  });
+  after(async () => {
+    await service?.close();
+    await closeOrm?.();
+    await proxy?.close();
+    await ledger.verify();
+  });
+
+  it('cut: 503 rate_limit_unavailable, nothing generated or stored; restored: 201 (R20: fail closed)', async () => {
+    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    proxy.cut();
+    const calls = generator.callCount;
+    expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'rl-cut' } }), 'rate_limit_unavailable');
+    expect(generator.callCount).to.equal(calls);
+    expect((await client.usage()).status, 'reading usage needs no rate limit').to.equal(200);
+    proxy.restore();
+    expect((await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'rl-cut' } })).status).to.equal(201);
+  });
+});

@@ -1,0 +1,53 @@
+// Fail closed on the Redis rate-limit store (ruling R20): with RATE_LIMIT_STORE=redis and Redis
+// behind a TCP proxy that is cut, report creation is 503 rate_limit_unavailable (never 500, never
+// a request let through unlimited) and leaves nothing; reading usage does not need the store;
+// when the proxy passes again the service recovers without a restart.
+import { expect } from 'chai';
+import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
+import { createCustomerFixture } from '../support/database.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { bodyNumber, caller, customerTotals, expectError, Ledger, serviceEnv, type Caller } from './support.ts';
+
+describe('fail closed: the Redis rate-limit store behind a TCP proxy that is cut (R20)', () => {
+  const ledger = new Ledger();
+  const generator = new FakeReportGenerator();
+  let proxy: TcpProxy;
+  let service: TestService;
+  let client: Caller;
+
+  before(async () => {
+    proxy = await startTcpProxy('127.0.0.1', 6379);
+    const env = { RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_REQUESTS: '100' };
+    service = await startTestService(await serviceEnv(env), { generator });
+    client = caller(service.url, await createCustomerFixture(), ledger);
+  });
+  after(async () => {
+    await service?.close();
+    await proxy?.close();
+    await ledger.verify();
+  });
+
+  it('cut: 503 rate_limit_unavailable, no generation, nothing stored; GET usage still 200; restored: 201', async () => {
+    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    proxy.cut();
+    const calls = generator.callCount;
+    for (let i = 0; i < 3; i++) {
+      expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } }), 'rate_limit_unavailable');
+    }
+    expect(generator.callCount).to.equal(calls);
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+    expect((await client.usage()).status, 'reading usage needs no rate-limit store').to.equal(200);
+
+    proxy.restore();
+    // The client reconnects on its own schedule: until then each answer is still the 503.
+    const deadline = Date.now() + 15_000;
+    let res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } });
+    while (res.status !== 201 && Date.now() < deadline) {
+      expectError(res, 'rate_limit_unavailable');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } });
+    }
+    expect(res.status, 'recovered once Redis is reachable again').to.equal(201);
+  });
+});
