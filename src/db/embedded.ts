@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from 'pino';
+import { serializeProtocolBatches } from './pglite-socket-queue.ts';
 import { claimLock, isProcessAlive, LOCK_FILE_NAME, portAccepts, publishPort, readLock, removeLock } from './embedded-lock.ts';
 
 /** Pool of the owning process. PGlite runs one query at a time, so more buys nothing. */
@@ -68,6 +69,7 @@ async function openAsOwner(dataDir: string, lockPath: string, logger?: Logger): 
     const db = await PGlite.create(join(dataDir, 'pgdata'));
     undo.unshift(() => db.close());
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: SERVER_MAX_CONNECTIONS });
+    serializeProtocolBatches(server);
     await server.start();
     undo.unshift(() => server.stop());
     const conn = server.getServerConn();
