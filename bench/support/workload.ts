@@ -20,6 +20,7 @@ export function imageRequest(urls: readonly string[]) {
 
 /** A 201 body shaped like the service's (spec 2.2) for the text request. */
 export function sampleReportBody(id: string): string {
-  const result = deriveOfflineReport({ context: TEXT_REQUEST.context, language: TEXT_REQUEST.language, text: TEXT_REQUEST.evidence.text, images: [] });
+  const { context, language, evidence } = TEXT_REQUEST;
+  const result = deriveOfflineReport({ context, language, text: evidence.text, images: [] });
   return JSON.stringify({ id, status: 'completed', result, usage: { operation: 'evidence_report', units: 1 } });
 }
