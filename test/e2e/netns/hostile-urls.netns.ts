@@ -5,7 +5,7 @@
 // blocked target however it is spelled; 422 or 503 where only DNS could tell. No connection to
 // any refused address, nothing stored, no generator call, no internal detail in any body.
 // Started by ../hostile-urls-in-namespace.test.ts.
-import { hostileHarness, type Outcome } from '../support/netns.ts';
+import { hostileHarness, portsOf, type Outcome } from '../support/netns.ts';
 
 const REJECTED: Record<string, readonly string[]> = {
   'IPv4 loopback in every encoding': [
@@ -95,7 +95,7 @@ const NEEDS_DNS: readonly string[] = [
 ];
 
 describe('hostile URLs by class of attack against the whole service, loopback-only namespace: ruled code, no connection (issue 3, R22, R23)', () => {
-  const harness = hostileHarness();
+  const harness = hostileHarness({}, portsOf([...Object.values(REJECTED).flat(), ...Object.values(PAYLOAD).flat(), ...NEEDS_DNS]));
 
   for (const [group, urls] of Object.entries(REJECTED)) {
     it(`${group}: 422 remote_evidence_image_rejected for each, no connection (R23)`, async () => {

@@ -12,7 +12,7 @@ import { createCustomerFixture } from '../../support/database.ts';
 import { ImageServer, redirect, serve } from '../../images/support/image-server.ts';
 import type { Route } from '../../images/support/image-server.ts';
 import { PNG } from '../../images/support/fixtures.ts';
-import { hostileHarness, secretsOf } from '../support/netns.ts';
+import { hostileHarness, portsOf, secretsOf } from '../support/netns.ts';
 
 const MAX_REDIRECTS = 3;
 
@@ -54,7 +54,10 @@ const NAME_TARGETS: Record<string, string> = {
 };
 
 describe('redirects from an allowed host to blocked targets, whole service, loopback-only namespace: 422 and no connection (issue 3, R22, R23)', () => {
-  const harness = hostileHarness({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', IMAGE_MAX_REDIRECTS: String(MAX_REDIRECTS) });
+  const harness = hostileHarness(
+    { REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', IMAGE_MAX_REDIRECTS: String(MAX_REDIRECTS) },
+    portsOf([...Object.values(BLOCKED_TARGETS), ...Object.values(NAME_TARGETS)].map((t) => new URL(t, 'http://127.0.0.9/').href)),
+  );
   let origin: ImageServer;
   const routes: Record<string, Route> = { '/ok.png': serve(PNG, 'image/png') };
   const blockedPaths: [string, string, string][] = [];

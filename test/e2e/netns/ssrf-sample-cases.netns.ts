@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { hostileHarness, type Outcome } from '../support/netns.ts';
+import { hostileHarness, portsOf, type Outcome } from '../support/netns.ts';
 
 interface SampleCase {
   readonly url: string;
@@ -29,7 +29,7 @@ function outcomeOf(sample: SampleCase): Outcome {
 }
 
 describe('SSRF sample cases against the whole service, loopback-only namespace: each as the sample prefers, no connection (issue 3, R23)', () => {
-  const harness = hostileHarness();
+  const harness = hostileHarness({}, portsOf(cases.map((c) => c.url)));
 
   it('the sample file is read (41 cases or more)', () => {
     expect(cases.length).to.be.at.least(41);

@@ -47,6 +47,20 @@ export function logConnections(): { attempts: Attempt[]; restore(): void } {
   return { attempts, restore: () => void (net.Socket.prototype.connect = original) };
 }
 
+/** The explicit ports the URLs name (a guard listens on each, besides GUARDED_PORTS). */
+export function portsOf(urls: readonly string[]): number[] {
+  const ports = new Set<number>();
+  for (const raw of urls) {
+    try {
+      const port = Number(new URL(raw.trim()).port);
+      if (port > 0) ports.add(port);
+    } catch {
+      // Unparsable: names no port.
+    }
+  }
+  return [...ports];
+}
+
 /** Host, address and port strings of a URL: what a response may not repeat. */
 export function secretsOf(url: string): string[] {
   const secrets: string[] = [];
