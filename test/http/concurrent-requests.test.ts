@@ -21,7 +21,8 @@ describe('concurrent requests (R3, R20)', () => {
     const api = client(service.url, customer.apiKey);
     const body = { context: 'inventory_check', evidence: { text: 'Two pallets of tiles are missing from bay 4.' } };
     const responses = await Promise.all(Array.from({ length: 8 }, () => api.createReport(body)));
-    expect(responses.map((r) => [r.status, (r.body as { error?: { code: string } }).error?.code])).to.deep.equal(Array(8).fill([201, undefined]));
+    const outcomes = responses.map((r) => [r.status, (r.body as { error?: { code: string } }).error?.code]);
+    expect(outcomes).to.deep.equal(Array(8).fill([201, undefined]));
     const usage = await api.currentUsage<{ usage: { used: number }[] }>();
     expect(usage.body.usage[0]?.used).to.equal(8);
   });

@@ -15,7 +15,9 @@ function readyzUnrecorded(url: string): Promise<{ status: number; headers: Recor
     get(`${url}/readyz`, { agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
+      });
       res.on('error', reject);
     }).on('error', reject);
   });
