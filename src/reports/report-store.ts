@@ -7,6 +7,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GenerationOutput, ReportResult } from '../generation/report-generator.ts';
 import type { FetchedImage } from '../images/image-fetcher.ts';
 import { ApiError } from '../errors/catalogue.ts';
+import { storableJson, storableText } from '../db/storable.ts';
 import type { Principal } from '../auth/principal.ts';
 import { USAGE_OPERATION } from '../usage/plan-usage.ts';
 import type { CreateEvidenceReportRequest } from './pipeline-state.ts';
@@ -85,10 +86,10 @@ function reportRow(id: string, at: string, report: CompletedReport): unknown[] {
     principal.apiKeyId,
     report.requestId,
     request.context,
-    request.language ?? null,
-    JSON.stringify(request),
+    request.language === undefined ? null : storableText(request.language),
+    storableJson(request),
     JSON.stringify(images),
-    JSON.stringify(report.result),
+    storableJson(report.result),
     generation.generator,
     generation.model,
     Math.round(generation.latencyMs),

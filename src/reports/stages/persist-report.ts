@@ -1,6 +1,7 @@
 // Steps 9 and 10: the report and its usage unit, with the idempotency completion, in one
 // transaction (ruling R15). A claim lost to a takeover (our lease ran out) rolls everything
 // back: the request that took the key over will produce the one report.
+import { storableValue } from '../../db/storable.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import type { IdempotencyStore } from '../../idempotency/idempotency-store.ts';
 import type { ReportStore } from '../report-store.ts';
@@ -12,8 +13,10 @@ export function persistReport(reports: ReportStore, idempotency: IdempotencyStor
     async run(state: PipelineState) {
       const { generation, result, claim } = state;
       if (!generation || !result) throw new Error('persist stage reached without a generated report');
+      // The 201 body is built from the result as stored, so that a replay returns it unchanged.
+      state.result = storableValue(result);
       state.reportId = await reports.persist(
-        { ...state, images: state.images ?? [], generation, result },
+        { ...state, images: state.images ?? [], generation, result: state.result },
         claim &&
           (async (tx, reportId) => {
             if (!(await idempotency.complete(tx, claim, reportId, state.now))) {
