@@ -1,9 +1,10 @@
 // Step 8 through the real app (spec 2.3, rulings R24, R25): generator failures map to 503
 // report_generation_unavailable, 502 report_generation_failed or 502 invalid_generated_report; a
 // candidate the contract cannot represent is never stored or shown; extra fields are dropped.
-// A failed generation stores nothing and gives the key back (R14).
+// A failed generation stores nothing and gives the key back (R14); an unexpected error is a 500.
 import { expect } from 'chai';
 import { FakeReportGenerator, SAMPLE_REPORT } from '../../src/generation/fake-report-generator.ts';
+import type { ReportGenerator } from '../../src/generation/report-generator.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { bodyNumber, caller, customerTotals, expectError, isReplay, Ledger, serviceEnv, SwappableGenerator, type Caller, type CreatedReport } from './support.ts';
@@ -69,6 +70,21 @@ describe('POST /v1/evidence/reports: generation failures and invalid output (R24
       expect(text).not.to.match(/teleportation_fault|whenever/);
     });
   }
+
+  it('an unexpected generator error is 500 internal_error with the fixed message and nothing of the error (spec section 7)', async () => {
+    const broken: ReportGenerator = {
+      generate: async () => {
+        throw new TypeError('Cannot read properties of undefined (reading "candidates") at adapter.ts:42');
+      },
+    };
+    generator.current = broken;
+    const res = await client.create(bodyNumber(200), { headers: { 'idempotency-key': 'unexpected' } });
+    expectError(res, 'internal_error');
+    expect(res.text).not.to.match(/candidates|adapter\.ts|TypeError/);
+    expect((await customerTotals(client.customerId)).claims).to.equal(0);
+    generator.current = new FakeReportGenerator();
+    expect((await client.create(bodyNumber(200), { headers: { 'idempotency-key': 'unexpected' } })).status).to.equal(201);
+  });
 
   it('extra fields of a candidate are dropped: neither the 201 nor its replay nor the stored result has them (R24)', async () => {
     generator.current = new FakeReportGenerator({ candidate: { ...SAMPLE_REPORT, internalScore: 17, prompt: 'secret prompt' } });
