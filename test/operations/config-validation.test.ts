@@ -1,0 +1,80 @@
+// operator-interface.md "Environment" (style guide point 7): a bad value stops the start with
+// exit code 1 and one clear line on stderr naming the variable, and nothing else happens: no
+// listening, no log line, no echo of a secret.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { startServerProcess } from '../support/server-process.ts';
+
+const BAD_VALUES: [variable: string, env: Record<string, string>][] = [
+  ['PORT', { PORT: 'abc' }],
+  ['PORT', { PORT: '70000' }],
+  ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'nope' }],
+  ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+  ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
+  ['IMAGE_MAX_BYTES', { IMAGE_MAX_BYTES: '-1' }],
+  ['IMAGE_FETCH_TIMEOUT_MS', { IMAGE_FETCH_TIMEOUT_MS: '1.5' }],
+  ['REMOTE_IMAGE_ALLOW_CIDRS', { REMOTE_IMAGE_ALLOW_CIDRS: '300.1.1.1/8' }],
+  ['REMOTE_IMAGE_ALLOW_CIDRS', { REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32,10.0.0.0/33' }],
+  ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ['RATE_LIMIT_REQUESTS', { RATE_LIMIT_REQUESTS: '0' }],
+  ['GEMINI_API_KEY', { REPORT_GENERATOR: 'gemini' }],
+  ['REDIS_URL', { RATE_LIMIT_STORE: 'redis' }],
+];
+
+type Outcome = { code: number | null; stdout: string; stderr: string };
+
+const SECRET = { GEMINI_API_KEY: 'AIza secret-with-space' };
+
+describe('configuration is validated before anything starts (operator-interface.md)', () => {
+  let dataDir: string;
+  // Each start takes a second or more: three at a time in before(), the tests read the outcomes.
+  const outcomes = new Map<Record<string, string>, Outcome>();
+
+  before(async function () {
+    this.timeout(60_000);
+    dataDir = await mkdtemp(join(tmpdir(), 'ers-config-'));
+    const pending = [...BAD_VALUES.map(([, env]) => env), SECRET];
+    const worker = async () => {
+      for (let env = pending.shift(); env !== undefined; env = pending.shift()) outcomes.set(env, await startWith(env));
+    };
+    await Promise.all([worker(), worker(), worker()]);
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function startWith(env: Record<string, string>): Promise<Outcome> {
+    // Valid defaults for everything else, so that only the bad value can stop the start.
+    const server = startServerProcess({ PORT: '0', DATA_DIR: dataDir, ...env });
+    const timer = setTimeout(() => server.kill(), 45_000);
+    try {
+      return { ...(await server.exited), stdout: server.stdoutLines.join('\n'), stderr: server.stderr() };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  for (const [variable, env] of BAD_VALUES) {
+    it(`${JSON.stringify(env)} exits 1 with one stderr line naming ${variable}`, async () => {
+      const result = outcomes.get(env) as Outcome;
+      expect(result.code, result.stderr).to.equal(1);
+      const lines = result.stderr.split('\n').filter((line) => line !== '');
+      expect(lines, result.stderr).to.have.length(1);
+      expect(lines[0]).to.include(variable);
+      expect(result.stdout).to.equal('');
+    });
+  }
+
+  it('a bad secret is named, never echoed (R26)', async () => {
+    const result = outcomes.get(SECRET) as Outcome;
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include('GEMINI_API_KEY');
+    expect(result.stderr).to.not.include('secret-with-space');
+  });
+
+  it('a stopped start touches nothing: no embedded database is created under DATA_DIR', async () => {
+    expect(await readdir(dataDir)).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,116 @@
+// operator-interface.md "Health and operations": on SIGTERM the real server (node src/main.ts)
+// stops accepting connections, lets the in-flight request finish, closes the database and
+// exits 0.
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { countCustomerRows, createCustomerFixture, testDatabaseUrl, testEm } from '../support/database.ts';
+import { client } from '../support/http-client.ts';
+import { startServerProcess, type ServerProcess } from '../support/server-process.ts';
+
+/** True when a TCP connection to the port is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** Waits until the request holds its idempotency claim, i.e. it is past step 5 and generating. */
+async function waitUntilInFlight(customerId: string): Promise<void> {
+  const em = await testEm();
+  for (let i = 0; i < 300; i += 1) {
+    const rows = await em.execute<{ n: string }[]>(
+      `select count(*) as n from idempotency_record where customer_id = ? and status = 'in_progress'`,
+      [customerId],
+    );
+    if (Number(rows[0]?.n) > 0) return;
+    await sleep(50);
+  }
+  throw new Error('the request never reached the generator');
+}
+
+describe('graceful shutdown on SIGTERM (operator-interface.md)', () => {
+  let server: ServerProcess | undefined;
+
+  afterEach(() => server?.kill());
+
+  it('the in-flight request completes with 201, new connections are refused, and the process exits 0', async function () {
+    this.timeout(60_000);
+    server = startServerProcess({
+      DATABASE_URL: testDatabaseUrl(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REPORT_GENERATOR: 'offline',
+      OFFLINE_GENERATOR_DELAY_MS: '1500',
+      LOG_LEVEL: 'info',
+    });
+    const url = String((await server.waitForLog('listening', 45_000)).url);
+    const port = Number(new URL(url).port);
+    const customer = await createCustomerFixture();
+
+    const report = { context: 'property_maintenance', evidence: { text: 'The boiler pressure gauge reads zero.' } };
+    let settled = false;
+    const inFlight = client(url, customer.apiKey)
+      .createReport(report, { 'Idempotency-Key': 'graceful-shutdown' })
+      .finally(() => {
+        settled = true;
+      });
+    await waitUntilInFlight(customer.customerId);
+    server.child.kill('SIGTERM');
+
+    // New connections are refused while the request is still running.
+    let closed = false;
+    for (let i = 0; i < 100 && !closed; i += 1) {
+      closed = await refused(port);
+      if (!closed) await sleep(20);
+    }
+    expect(closed, 'the listening socket was not closed').to.equal(true);
+    expect(settled, 'the in-flight request ended before the listener closed').to.equal(false);
+
+    const response = await inFlight;
+    expect(response.status, JSON.stringify(response.body)).to.equal(201);
+    expect((await server.exited).code).to.equal(0);
+    expect(server.stdoutLines.some((line) => line.includes('shutting down'))).to.equal(true);
+    // The completed request committed its report and its unit (R15) before the exit.
+    const rows = await countCustomerRows(customer.customerId);
+    expect(rows).to.include({ evidence_report: 1, usage_record: 1 });
+  });
+});
+
+describe('graceful shutdown is bounded (operator-interface.md)', () => {
+  let server: ServerProcess | undefined;
+
+  afterEach(() => server?.kill());
+
+  it('a request longer than SHUTDOWN_TIMEOUT_MS is cut, leaves no report or unit, and the process still exits 0 (R15)', async function () {
+    this.timeout(60_000);
+    server = startServerProcess({
+      DATABASE_URL: testDatabaseUrl(),
+      PORT: '0',
+      REPORT_GENERATOR: 'offline',
+      OFFLINE_GENERATOR_DELAY_MS: '30000',
+      SHUTDOWN_TIMEOUT_MS: '300',
+      LOG_LEVEL: 'info',
+    });
+    const url = String((await server.waitForLog('listening', 45_000)).url);
+    const customer = await createCustomerFixture();
+    const report = { context: 'field_inspection', evidence: { text: 'A fence post leans after the storm.' } };
+    const inFlight = client(url, customer.apiKey)
+      .createReport(report, { 'Idempotency-Key': 'bounded-shutdown' })
+      .then(
+        (response) => response.status,
+        (error: NodeJS.ErrnoException) => error.code,
+      );
+    await waitUntilInFlight(customer.customerId);
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).to.equal(0);
+    expect(await inFlight).to.equal('ECONNRESET');
+    const rows = await countCustomerRows(customer.customerId);
+    expect(rows).to.include({ evidence_report: 0, usage_record: 0 });
+  });
+});
