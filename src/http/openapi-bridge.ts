@@ -95,6 +95,10 @@ export async function createOpenApiBridge(options: BridgeOptions): Promise<OpenA
       if (!c.operation?.requestBody) return;
       checkJsonContentType(ctx.req);
       ctx.state.idempotencyKey = readIdempotencyKey(ctx.req);
+      // R11: the header's schema holds for the key after trimming. Validated raw, a key that
+      // JS trimming accepts (a no-break space around 255 characters) was a 400
+      // invalid_request_payload instead of a valid key.
+      if (ctx.state.idempotencyKey !== undefined) request.headers = { ...request.headers, 'idempotency-key': ctx.state.idempotencyKey };
       const parsed = parseJson(await readBody(ctx.req, options.bodyMaxBytes));
       // openapi-backend re-parses string bodies as JSON: only objects may reach it, so a JSON
       // string such as "{\"context\":...}" can never be taken for an object.
