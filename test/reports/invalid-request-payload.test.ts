@@ -10,6 +10,8 @@ import { caller, customerTotals, expectError, Ledger, type Caller } from './supp
 
 const text = { text: 'Water is dripping under the sink.' };
 
+// `{}` and `images: []` alone fail both branches of the evidence anyOf (text, or at least one
+// image); the first violation named is the text branch's: /evidence/text is required.
 const CASES: { rule: string; body: unknown; details: { pointer: string; rule: string } }[] = [
   { rule: 'an unknown top-level property', body: { context: 'property_maintenance', evidence: text, status: 'x' }, details: { pointer: '/status', rule: 'additionalProperties' } },
   { rule: 'an unknown property inside evidence', body: { context: 'property_maintenance', evidence: { ...text, audio: 'a' } }, details: { pointer: '/evidence/audio', rule: 'additionalProperties' } },
