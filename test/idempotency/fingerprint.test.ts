@@ -6,7 +6,11 @@ import fc from 'fast-check';
 import { canonicalJson, requestFingerprint } from '../../src/idempotency/fingerprint.ts';
 
 const PATH = '/v1/evidence/reports';
-const BODY = { context: 'damage_report', language: 'de', evidence: { text: 'Riss in der Wand', images: [{ url: 'https://a.example/1.png' }] } };
+const BODY = {
+  context: 'damage_report',
+  language: 'de',
+  evidence: { text: 'Riss in der Wand', images: [{ url: 'https://a.example/1.png' }] },
+};
 
 /** The same value with every object's keys in reverse order. */
 function reversedKeys(value: unknown): unknown {

@@ -7,20 +7,15 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { startServerProcess } from '../support/server-process.ts';
 
+// Each start loads the whole service before it reads the environment (a second or more): the
+// process runs for a few representative values, config-values.test.ts covers the rest directly.
 const BAD_VALUES: [variable: string, env: Record<string, string>][] = [
   ['PORT', { PORT: 'abc' }],
-  ['PORT', { PORT: '70000' }],
   ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'nope' }],
   ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
-  ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
   ['IMAGE_MAX_BYTES', { IMAGE_MAX_BYTES: '-1' }],
-  ['IMAGE_FETCH_TIMEOUT_MS', { IMAGE_FETCH_TIMEOUT_MS: '1.5' }],
   ['REMOTE_IMAGE_ALLOW_CIDRS', { REMOTE_IMAGE_ALLOW_CIDRS: '300.1.1.1/8' }],
-  ['REMOTE_IMAGE_ALLOW_CIDRS', { REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32,10.0.0.0/33' }],
-  ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
-  ['RATE_LIMIT_REQUESTS', { RATE_LIMIT_REQUESTS: '0' }],
   ['GEMINI_API_KEY', { REPORT_GENERATOR: 'gemini' }],
-  ['REDIS_URL', { RATE_LIMIT_STORE: 'redis' }],
 ];
 
 type Outcome = { code: number | null; stdout: string; stderr: string };

@@ -1,0 +1,80 @@
+// operator-interface.md "Environment" (style guide point 7): loadConfig, the function main.ts
+// calls first, rejects every bad value with one line naming the variable, treats an empty
+// variable as unset, and freezes what it returns.
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const BAD: [variable: string, env: Record<string, string>][] = [
+  ['PORT', { PORT: '70000' }],
+  ['PORT', { PORT: '80.5' }],
+  ['HOST', { HOST: 'two words' }],
+  ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
+  ['DATABASE_URL', { DATABASE_URL: 'http://db.example/ers' }],
+  ['IMAGE_FETCH_TIMEOUT_MS', { IMAGE_FETCH_TIMEOUT_MS: '1.5' }],
+  ['IMAGE_MAX_COUNT', { IMAGE_MAX_COUNT: '0' }],
+  ['REMOTE_IMAGE_ALLOW_CIDRS', { REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32,10.0.0.0/33' }],
+  ['REMOTE_IMAGE_ALLOW_CIDRS', { REMOTE_IMAGE_ALLOW_CIDRS: '10.0.0.0' }],
+  ['REMOTE_IMAGE_ALLOW_CIDRS', { REMOTE_IMAGE_ALLOW_CIDRS: 'localhost/8' }],
+  ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ['RATE_LIMIT_REQUESTS', { RATE_LIMIT_REQUESTS: '0' }],
+  ['RATE_LIMIT_WINDOW_SECONDS', { RATE_LIMIT_WINDOW_SECONDS: 'soon' }],
+  ['REDIS_URL', { RATE_LIMIT_STORE: 'redis' }],
+  ['REDIS_URL', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'http://127.0.0.1:6379' }],
+  ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'ftp://gateway.example' }],
+];
+
+describe('configuration values (operator-interface.md)', () => {
+  for (const [variable, env] of BAD) {
+    it(`${JSON.stringify(env)} is refused with one line naming ${variable}`, () => {
+      let error: unknown;
+      try {
+        loadConfig(env);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).to.be.instanceOf(ConfigError);
+      const message = (error as ConfigError).message;
+      expect(message).to.include(variable);
+      expect(message).to.not.include('\n');
+    });
+  }
+
+  it('an empty environment gives the documented defaults (operator-interface.md)', () => {
+    const config = loadConfig({});
+    expect(config).to.include({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: './.data',
+      reportGenerator: 'offline',
+      generatorTimeoutMs: 30_000,
+      rateLimitRequests: 60,
+      rateLimitWindowSeconds: 60,
+      rateLimitStore: 'postgres',
+      idempotencyRetentionHours: 24,
+      imageMaxBytes: 10_485_760,
+      imageFetchTimeoutMs: 5_000,
+      imageMaxRedirects: 3,
+      imageMaxCount: 8,
+      evidenceTextMaxChars: 20_000,
+      logLevel: 'info',
+    });
+    expect(config.remoteImageAllowCidrs).to.deep.equal([]);
+  });
+
+  it('REPORT_GENERATOR defaults to gemini when GEMINI_API_KEY is set (operator-interface.md, R25)', () => {
+    expect(loadConfig({ GEMINI_API_KEY: 'k' }).reportGenerator).to.equal('gemini');
+    expect(loadConfig({ GEMINI_API_KEY: 'k', REPORT_GENERATOR: 'offline' }).reportGenerator).to.equal('offline');
+  });
+
+  it('an empty variable counts as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '', LOG_LEVEL: '' })).to.include({ port: 8080, databaseUrl: undefined, logLevel: 'info' });
+  });
+
+  it('the configuration is frozen', () => {
+    const config = loadConfig({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32, ::1/128' });
+    expect(Object.isFrozen(config)).to.equal(true);
+    expect(Object.isFrozen(config.remoteImageAllowCidrs)).to.equal(true);
+    expect(config.remoteImageAllowCidrs).to.deep.equal(['127.0.0.1/32', '::1/128']);
+  });
+});
