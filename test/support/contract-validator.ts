@@ -49,6 +49,9 @@ function operationOf(method: string, path: string): Json | undefined {
   return paths[path]?.[method.toLowerCase()] as Json | undefined;
 }
 
+/** Plain routes outside the API contract (operator-interface.md "Health and operations"). */
+const SYSTEM_PATHS = new Set(['/healthz', '/readyz', '/openapi.yaml', '/openapi.json']);
+
 /** Violations of one response; empty when it conforms. */
 export function contractViolations(response: ObservedResponse): string[] {
   const problems: string[] = [];
@@ -60,7 +63,10 @@ export function contractViolations(response: ObservedResponse): string[] {
   if (!requestId) problems.push('missing x-request-id (R9)');
   if (header('cache-control') !== 'no-store') problems.push('cache-control is not no-store (R9)');
   const isError = response.status >= 400;
-  if (isError) {
+  // A GET of a plain route answers outside the contract (readyz 503 has no code); any other
+  // method there is a 405 in the envelope like everywhere else.
+  const systemRoute = SYSTEM_PATHS.has(response.path.split('?')[0] ?? '') && ['GET', 'HEAD'].includes(response.method);
+  if (isError && !systemRoute) {
     const error = (response.body as { error?: { requestId?: unknown } } | undefined)?.error;
     if (error?.requestId !== requestId) problems.push('error.requestId differs from x-request-id (R9)');
   }
@@ -86,10 +92,12 @@ export function contractViolations(response: ObservedResponse): string[] {
         if (!validate(candidate)) problems.push(`header ${name}=${value} breaks its schema`);
       }
     }
+  } else if (systemRoute) {
+    return problems;
   } else if (isError) {
     schemaRef = '/components/schemas/Error';
   } else {
-    return problems; // system routes (health, contract files) are outside the contract
+    return problems;
   }
   const validate = validatorFor(`#${schemaRef}`);
   if (!validate(response.body)) {

@@ -26,6 +26,10 @@ export async function send<T = unknown>(baseUrl: string, method: string, path: s
     payload = Buffer.from(JSON.stringify(options.body));
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   }
+  // Frame every body, whatever the method (node:http would send a GET body unframed).
+  if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+    headers['content-length'] = String(payload.length);
+  }
   const url = new URL(path, baseUrl);
   const response = await new Promise<TestResponse<T>>((resolve, reject) => {
     const req = request(url, { method, headers, agent: false }, (res) => {
