@@ -33,6 +33,7 @@ export function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): 
   const common = { points: options.points, duration: options.windowSeconds, keyPrefix: KEY_PREFIX };
   let limiter: RateLimiterAbstract;
   let close: () => Promise<void> = async () => {};
+  let firstConnection: Promise<void> = Promise.resolve();
   switch (options.store) {
     case 'memory':
       limiter = new RateLimiterMemory(common);
@@ -72,6 +73,16 @@ export function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): 
         lazyConnect: false,
       });
       client.on('error', () => {});
+      // The service listens before ioredis has made its first connection: a request arriving
+      // then waits for it (at most the store timeout) instead of a 503 from a healthy Redis.
+      // Later disconnections still fail fast (fail closed, R20).
+      firstConnection = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs).unref();
+        client.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
       limiter = new RateLimiterRedis({ ...common, storeClient: client, rejectIfRedisNotReady: true });
       close = async () => {
         client.disconnect();
@@ -81,6 +92,7 @@ export function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): 
   }
   return {
     async consume(customerId: string): Promise<RateLimitDecision> {
+      await firstConnection;
       try {
         const res = await limiter.consume(customerId, 1);
         return decision(true, options, res);
