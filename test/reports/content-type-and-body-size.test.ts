@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, expectError, Ledger, serviceEnv, VALID_BODY, type Caller } from './support.ts';
+import { caller, customerTotals, expectError, Ledger, postChunked, serviceEnv, VALID_BODY, type Caller } from './support.ts';
 
 const ONE_MIB = 1024 * 1024;
 const json = JSON.stringify(VALID_BODY);
@@ -24,11 +24,14 @@ describe('POST /v1/evidence/reports: content type and body size (R6)', () => {
   const generator = new FakeReportGenerator();
   let service: TestService;
   let client: Caller;
+  let apiKey: string;
 
   before(async () => {
     // Text limit above the characters of the large bodies, so that only their size can reject them.
     service = await startTestService(await serviceEnv({ EVIDENCE_TEXT_MAX_CHARS: '1000000' }), { generator });
-    client = caller(service.url, await createCustomerFixture(), ledger);
+    const customer = await createCustomerFixture();
+    apiKey = customer.apiKey;
+    client = caller(service.url, customer, ledger);
   });
   after(async () => {
     await service?.close();
@@ -65,15 +68,18 @@ describe('POST /v1/evidence/reports: content type and body size (R6)', () => {
   });
 
   it('a chunked body over 1 MiB (no content-length) is 400 invalid_request_payload (R6)', async () => {
-    const res = await client.create(undefined, {
-      raw: bodyOfSize(ONE_MIB + 4096),
-      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-    });
+    const res = await postChunked(service.url, { 'content-type': 'application/json', 'x-api-key': apiKey }, bodyOfSize(3 * ONE_MIB));
     expectError(res, 'invalid_request_payload', { pointer: '', rule: 'maxBodySize' });
   });
 
+  it('a chunked body within 1 MiB is read to its end and accepted (R6)', async () => {
+    const res = await postChunked(service.url, { 'content-type': 'application/json', 'x-api-key': apiKey }, bodyOfSize(ONE_MIB));
+    ledger.note(client.customerId, res);
+    expect(res.status).to.equal(201);
+  });
+
   it('rejected requests reach no generator and leave nothing: one report per accepted request', async () => {
-    expect(generator.callCount).to.equal(4);
-    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 4, units: 4, claims: 0 });
+    expect(generator.callCount).to.equal(5);
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 5, units: 5, claims: 0 });
   });
 });
