@@ -92,7 +92,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
         maxBytesInFlight: config.imageBytesInFlightMax,
         allowCidrs: config.remoteImageAllowCidrs,
       }),
-    generator: overrides.generator ?? createReportGenerator(config, contract.document, logger),
+    generator: overrides.generator ?? (await createReportGenerator(config, contract.document, logger)),
     validateResult,
   });
   const authenticator = new ApiKeyAuthenticator({ orm, clock, log: logger });

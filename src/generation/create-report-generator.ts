@@ -3,7 +3,6 @@
 // 'gemini' is configured, a Gemini failure is that failure (R24), never an offline report.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { GeminiReportGenerator } from './gemini-generator.ts';
 import { deriveGeminiResponseSchema } from './gemini-schema.ts';
 import type { GeminiSchema } from './gemini-schema.ts';
 import { OfflineReportGenerator } from './offline-generator.ts';
@@ -21,11 +20,13 @@ export function geminiResponseSchema(document: ContractDocument): GeminiSchema {
   return deriveGeminiResponseSchema(resolveReportResultSchema(document));
 }
 
-export function createReportGenerator(
+// The Gemini adapter (and @google/genai behind it, about 10 MiB resident) is loaded only when
+// the operator chose it: the offline mode does not pay for an SDK it never calls.
+export async function createReportGenerator(
   config: GeneratorConfig,
   document: ContractDocument,
   logger: Pick<Logger, 'info' | 'debug'>,
-): ReportGenerator {
+): Promise<ReportGenerator> {
   switch (config.reportGenerator) {
     case 'offline':
       // Model names, keys and prompts stay out of ordinary log lines (issue 5).
@@ -37,6 +38,7 @@ export function createReportGenerator(
         throw new Error('REPORT_GENERATOR=gemini needs GEMINI_API_KEY');
       }
       logger.info({ generator: 'gemini' }, 'report generator: gemini');
+      const { GeminiReportGenerator } = await import('./gemini-generator.ts');
       return new GeminiReportGenerator({
         apiKey: config.geminiApiKey,
         model: config.geminiModel,

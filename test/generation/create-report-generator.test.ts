@@ -47,7 +47,7 @@ describe('createReportGenerator: REPORT_GENERATOR selects the generator (operato
 
   it('builds the offline generator for REPORT_GENERATOR=offline, with the bench delay (R25)', async () => {
     const logger = captureLogger();
-    const generator = createReportGenerator(config({ offlineGeneratorDelayMs: 60 }), document, logger);
+    const generator = await createReportGenerator(config({ offlineGeneratorDelayMs: 60 }), document, logger);
     expect(generator).to.be.instanceOf(OfflineReportGenerator);
     const output = await generator.generate(input());
     expect(output).to.include({ generator: 'offline', model: null });
@@ -55,7 +55,7 @@ describe('createReportGenerator: REPORT_GENERATOR selects the generator (operato
   });
 
   it('builds the Gemini generator for REPORT_GENERATOR=gemini, on GEMINI_BASE_URL with GEMINI_MODEL (R2)', async () => {
-    const generator = createReportGenerator(
+    const generator = await createReportGenerator(
       config({ reportGenerator: 'gemini', geminiApiKey: TEST_API_KEY, geminiBaseUrl: fake.baseUrl }),
       document,
       captureLogger(),
@@ -69,7 +69,7 @@ describe('createReportGenerator: REPORT_GENERATOR selects the generator (operato
 
   it('never falls back to the offline generator when Gemini fails (R25)', async () => {
     fake.setDefault(errorAnswer(503));
-    const generator = createReportGenerator(
+    const generator = await createReportGenerator(
       config({ reportGenerator: 'gemini', geminiApiKey: TEST_API_KEY, geminiBaseUrl: fake.baseUrl }),
       document,
       captureLogger(),
@@ -79,14 +79,16 @@ describe('createReportGenerator: REPORT_GENERATOR selects the generator (operato
     expect(error).to.include({ kind: 'unavailable' });
   });
 
-  it('refuses REPORT_GENERATOR=gemini without a key (operator interface)', () => {
-    expect(() => createReportGenerator(config({ reportGenerator: 'gemini' }), document, captureLogger())).to.throw(/GEMINI_API_KEY/);
+  it('refuses REPORT_GENERATOR=gemini without a key (operator interface)', async () => {
+    const error = await createReportGenerator(config({ reportGenerator: 'gemini' }), document, captureLogger()).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(Error);
+    expect((error as Error).message).to.match(/GEMINI_API_KEY/);
   });
 
   it('logs which generator runs, never the key or the model name (issue 5)', async () => {
     const logger = captureLogger();
     fake.setDefault(errorAnswer(503));
-    const generator = createReportGenerator(
+    const generator = await createReportGenerator(
       config({ reportGenerator: 'gemini', geminiApiKey: TEST_API_KEY, geminiBaseUrl: fake.baseUrl }),
       document,
       logger,
