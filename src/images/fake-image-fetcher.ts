@@ -42,7 +42,7 @@ export class FakeImageFetcher implements ImageFetcher {
     this.#options = options;
   }
 
-  async fetch(urls: readonly string[], signal?: AbortSignal): Promise<FetchedImage[]> {
+  async fetch(urls: readonly string[], signal?: AbortSignal, _retainUntil?: Promise<unknown>): Promise<FetchedImage[]> {
     this.calls.push([...urls]);
     if (signal?.aborted) throw new ImageFetchError('unavailable', 'aborted', 0);
     const failures = this.#options.failures ?? {};

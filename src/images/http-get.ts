@@ -134,24 +134,33 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
       const reserved = declared ?? maxBytes;
       if (!options.reserve(reserved)) return fail(unavailable('budget'));
 
+      // With a declared length (at most maxBytes, checked above and reserved), the body is
+      // copied once into its final buffer; otherwise the chunks are joined at the end.
+      const sized = declared === undefined ? undefined : Buffer.allocUnsafe(declared);
       const chunks: Buffer[] = [];
       let total = 0;
       let sniffed = false;
+      const received = (): Buffer => (sized ? sized.subarray(0, total) : Buffer.concat(chunks, total));
       res.on('data', (chunk: Buffer) => {
         if (failure !== undefined) return;
-        total += chunk.length;
         // Stop the moment the running total passes the limit, whatever was declared.
-        if (total > maxBytes) return fail(rejected('too_large'));
-        chunks.push(chunk);
+        if (total + chunk.length > maxBytes) return fail(rejected('too_large'));
+        if (sized) {
+          if (total + chunk.length > sized.length) return fail(unavailable('length_mismatch'));
+          chunk.copy(sized, total);
+        } else {
+          chunks.push(chunk);
+        }
+        total += chunk.length;
         if (!sniffed && total >= SIGNATURE_BYTES) {
           sniffed = true;
-          if (!signatureMatches(mimeType, Buffer.concat(chunks))) fail(rejected('content_mismatch'));
+          if (!signatureMatches(mimeType, received())) fail(rejected('content_mismatch'));
         }
       });
       res.on('end', () => {
         if (failure !== undefined) return;
         if (!res.complete) return fail(unavailable('connection'));
-        const bytes = Buffer.concat(chunks, total);
+        const bytes = received();
         if (total === 0) return fail(rejected('empty_body'));
         if (!signatureMatches(mimeType, bytes)) return fail(rejected('content_mismatch'));
         result = { type: 'image', bytes, mimeType, reserved };

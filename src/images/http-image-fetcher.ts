@@ -64,7 +64,7 @@ export class HttpImageFetcher implements ImageFetcher {
     this.#tlsCa = options.tlsCa;
   }
 
-  async fetch(urls: readonly string[], signal?: AbortSignal): Promise<FetchedImage[]> {
+  async fetch(urls: readonly string[], signal?: AbortSignal, retainUntil?: Promise<unknown>): Promise<FetchedImage[]> {
     // Every URL is checked before any network work, so a bad URL anywhere in the
     // request is reported at its own (lowest) index and nothing is fetched.
     const targets = urls.map((url, index) => {
@@ -103,8 +103,18 @@ export class HttpImageFetcher implements ImageFetcher {
     };
     try {
       await Promise.all(Array.from({ length: Math.min(this.#concurrency, targets.length) }, worker));
-    } finally {
+    } catch (error) {
       lease.releaseAll();
+      throw error;
+    }
+    if (first !== undefined || retainUntil === undefined) {
+      lease.releaseAll();
+    } else {
+      // The images are in memory until the caller is done with them: so is their budget.
+      retainUntil.then(
+        () => lease.releaseAll(),
+        () => lease.releaseAll(),
+      );
     }
     if (first !== undefined) throw first;
     return images;

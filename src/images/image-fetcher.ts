@@ -18,6 +18,9 @@ export interface ImageFetcher {
   /**
    * Fetches every URL or throws ImageFetchError for the first one that fails.
    * The result is in the order of `urls`.
+   *
+   * The bytes returned stay counted against the process-wide budget until `retainUntil`
+   * settles (the caller holds them until generation is done); without it, until the call ends.
    */
-  fetch(urls: readonly string[], signal?: AbortSignal): Promise<FetchedImage[]>;
+  fetch(urls: readonly string[], signal?: AbortSignal, retainUntil?: Promise<unknown>): Promise<FetchedImage[]>;
 }

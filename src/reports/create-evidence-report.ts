@@ -91,6 +91,8 @@ export class CreateEvidenceReport {
     } catch (error) {
       await this.#release(state);
       throw error;
+    } finally {
+      state.releaseImages?.();
     }
     if (!state.response) throw new Error('pipeline ended without a response');
     return { body: state.response.body, replayed: state.response.replayed, rateLimit: state.rateLimit };

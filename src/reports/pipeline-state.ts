@@ -3,6 +3,8 @@ import type { components } from '../../generated/openapi.d.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { GenerationOutput, ReportResult } from '../generation/report-generator.ts';
 import type { FetchedImage } from '../images/image-fetcher.ts';
+
+export type ImageMetadata = Omit<FetchedImage, 'bytes'>;
 import type { RateLimitDecision } from '../rate-limit/rate-limiter.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-store.ts';
 
@@ -19,7 +21,12 @@ export interface PipelineState {
   readonly now: Date;
   rateLimit?: RateLimitDecision;
   claim?: IdempotencyClaim;
+  /** The fetched bytes, held only until generation is done (then dropped, and their budget freed). */
   images?: FetchedImage[];
+  /** Ends the hold of the image bytes on the process-wide budget (issue 3); safe to call twice. */
+  releaseImages?: () => void;
+  /** What is kept of the images once generated: metadata, never bytes or URLs. */
+  imageMetadata?: ImageMetadata[];
   generation?: GenerationOutput;
   result?: ReportResult;
   reportId?: string;

@@ -5,18 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GenerationOutput, ReportResult } from '../generation/report-generator.ts';
-import type { FetchedImage } from '../images/image-fetcher.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { storableJson, storableText } from '../db/storable.ts';
 import type { Principal } from '../auth/principal.ts';
 import { USAGE_OPERATION } from '../usage/plan-usage.ts';
-import type { CreateEvidenceReportRequest } from './pipeline-state.ts';
+import type { CreateEvidenceReportRequest, ImageMetadata } from './pipeline-state.ts';
 
 export interface CompletedReport {
   readonly principal: Principal;
   readonly requestId: string;
   readonly request: CreateEvidenceReportRequest;
-  readonly images: readonly FetchedImage[];
+  readonly images: readonly ImageMetadata[];
   readonly generation: GenerationOutput;
   readonly result: ReportResult;
   readonly now: Date;

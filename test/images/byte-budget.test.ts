@@ -80,4 +80,34 @@ describe('budget: a process-wide cap on image bytes in flight; over it, unavaila
     await expectFailure(localFetcher({ budget }).fetch([server.url('/late.png')], controller.signal), { kind: 'unavailable', reason: 'aborted' });
     expect(budget.used, 'after abort').to.equal(0);
   });
+
+  it('keeps the bytes of a successful call counted until the caller lets go of them (retainUntil)', async () => {
+    const budget = new ByteBudget(PNG.length * 3);
+    const fetcher = localFetcher({ maxBytes: 4096, budget });
+    const held = Promise.withResolvers<void>();
+    const images = await fetcher.fetch([server.url('/x.png'), server.url('/x.png')], undefined, held.promise);
+    expect(images).to.have.length(2);
+    expect(budget.used, 'while the caller holds the bytes').to.equal(PNG.length * 2);
+    // Another caller finds room for one image only: memory is protected while bytes are held.
+    await expectFailure(localFetcher({ maxBytes: 4096, budget }).fetch([server.url('/x.png'), server.url('/x.png')]), {
+      kind: 'unavailable',
+      reason: 'budget',
+      index: 1,
+    });
+    held.resolve();
+    await held.promise;
+    await new Promise((r) => setImmediate(r));
+    expect(budget.used, 'after the caller let go').to.equal(0);
+  });
+
+  it('releases at once when a call with retainUntil fails', async () => {
+    const budget = new ByteBudget(1024 * 1024);
+    const held = Promise.withResolvers<void>();
+    await expectFailure(localFetcher({ maxBytes: 4096, budget }).fetch([server.url('/x.png'), server.url('/404')], undefined, held.promise), {
+      kind: 'rejected',
+      reason: 'http_status',
+      index: 1,
+    });
+    expect(budget.used).to.equal(0);
+  });
 });

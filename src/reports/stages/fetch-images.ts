@@ -14,8 +14,11 @@ export function fetchImages(fetcher: ImageFetcher): Stage {
         state.images = [];
         return;
       }
+      // The bytes stay counted against the process-wide budget until generation is done.
+      const held = Promise.withResolvers<void>();
+      state.releaseImages = () => held.resolve();
       try {
-        state.images = await fetcher.fetch(urls, state.signal);
+        state.images = await fetcher.fetch(urls, state.signal, held.promise);
       } catch (cause) {
         if (cause instanceof ImageFetchError) {
           const code = cause.kind === 'rejected' ? 'remote_evidence_image_rejected' : 'remote_evidence_image_unavailable';

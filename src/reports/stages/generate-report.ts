@@ -31,6 +31,11 @@ export function generateReport(generator: ReportGenerator, validateResult: Resul
       } catch (cause) {
         if (cause instanceof GenerationError) throw new ApiError(CODES[cause.kind], { cause });
         throw cause;
+      } finally {
+        // The bytes are not needed past this step: keep metadata only and free their budget.
+        state.imageMetadata = (state.images ?? []).map(({ bytes: _bytes, ...metadata }) => metadata);
+        state.images = undefined;
+        state.releaseImages?.();
       }
     },
   };

@@ -16,7 +16,7 @@ export function persistReport(reports: ReportStore, idempotency: IdempotencyStor
       // The 201 body is built from the result as stored, so that a replay returns it unchanged.
       state.result = storableValue(result);
       state.reportId = await reports.persist(
-        { ...state, images: state.images ?? [], generation, result: state.result },
+        { ...state, images: state.imageMetadata ?? [], generation, result: state.result },
         claim &&
           (async (tx, reportId) => {
             if (!(await idempotency.complete(tx, claim, reportId, state.now))) {
