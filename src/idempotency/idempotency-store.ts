@@ -1,9 +1,9 @@
 // Idempotency records (rulings R11 to R14, R30). The claim is atomic through the primary key
 // (customer, product, operation, key): INSERT ... ON CONFLICT DO NOTHING, never read-then-write.
 // lease_expires_at doubles as the fencing token of a claim: a takeover only happens once the
-// old lease has passed and sets a later one, so two claims never share a value, and complete()
+// old lease has passed and sets a later one, so two claims never share a value, and completion()
 // and release() touch only the claim they were given.
-import type { EntityManager, MikroORM, QueryResult } from '@mikro-orm/postgresql';
+import type { MikroORM, QueryResult } from '@mikro-orm/postgresql';
 
 export const IDEMPOTENCY_PRODUCT = 'evidence_reports';
 export const IDEMPOTENCY_OPERATION = 'evidence_report';
@@ -39,8 +39,6 @@ const SELECT = `select fingerprint, status, lease_expires_at, expires_at, report
 const TAKE_OVER = `update idempotency_record set fingerprint = ?, status = 'in_progress', lease_expires_at = ?,
   report_id = null, response = null, completed_at = null, expires_at = null, created_at = ?
   where ${PK} and ((status = 'in_progress' and lease_expires_at <= ?) or (status = 'completed' and expires_at <= ?))`;
-const COMPLETE = `update idempotency_record set status = 'completed', report_id = ?, completed_at = ?, expires_at = ?
-  where ${PK} and status = 'in_progress' and lease_expires_at = ?`;
 const RELEASE = `delete from idempotency_record where ${PK} and status = 'in_progress' and lease_expires_at = ?`;
 
 const MAX_ATTEMPTS = 4;
@@ -85,12 +83,13 @@ export class IdempotencyStore {
     throw new Error('idempotency claim contended');
   }
 
-  /** Inside the report's transaction (ruling R15): false when the claim was lost to a takeover. */
-  async complete(tx: EntityManager, claim: IdempotencyClaim, reportId: string, now: Date): Promise<boolean> {
-    const expires = new Date(now.getTime() + this.#options.retentionMs).toISOString();
-    const params = [reportId, now.toISOString(), expires, claim.customerId, claim.key, claim.leaseExpiresAt];
-    const result = await tx.execute<QueryResult>(COMPLETE, params, 'run');
-    return result.affectedRows === 1;
+  /**
+   * What completing this claim writes, in the report's own transaction (ruling R15): only while
+   * the claim is still ours (its lease value is the fencing token), kept for the retention.
+   */
+  completion(claim: IdempotencyClaim, now: Date): { key: string; leaseExpiresAt: string; expiresAt: string } {
+    const expiresAt = new Date(now.getTime() + this.#options.retentionMs).toISOString();
+    return { key: claim.key, leaseExpiresAt: claim.leaseExpiresAt, expiresAt };
   }
 
   /** Ruling R14: a failed request gives its key back so the client can retry with it. */

@@ -1,14 +1,14 @@
 // Steps 9 and 10 (ruling R15): the report, its usage unit and the idempotency completion
 // commit in ONE transaction, so a stored report always has its unit and a unit its report.
-// The usage_counter total is kept by a trigger in that same transaction (R17).
+// It is one statement, a database function, so the whole write is one round trip; the
+// usage_counter total is kept by a trigger in that same transaction (R17).
 // No connection is taken before this point (ruling R16).
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { GenerationOutput, ReportResult } from '../generation/report-generator.ts';
-import { ApiError } from '../errors/catalogue.ts';
+import { ApiError, type ErrorCode } from '../errors/catalogue.ts';
 import { storableJson, storableText } from '../db/storable.ts';
 import type { Principal } from '../auth/principal.ts';
-import { USAGE_OPERATION } from '../usage/plan-usage.ts';
 import type { CreateEvidenceReportRequest, ImageMetadata } from './pipeline-state.ts';
 
 export interface CompletedReport {
@@ -21,14 +21,35 @@ export interface CompletedReport {
   readonly now: Date;
 }
 
-const INSERT_REPORT = `insert into evidence_report (id, customer_id, api_key_id, request_id, context, language,
-  input, images, result, generator, model, generation_ms, token_usage, created_at)
-  values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?::jsonb, ?)`;
-const INSERT_USAGE = `insert into usage_record (id, customer_id, operation, units, report_id, occurred_at)
-  values (?, ?, '${USAGE_OPERATION}', 1, ?, ?)`;
+// One statement, one transaction (ruling R15): see Migration20261121000200_record_evidence_report.
+const RECORD = `select record_evidence_report(?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)`;
 const SELECT_RESULT = `select result from evidence_report where id = ? and customer_id = ?`;
 
-type Phase = 'begin' | 'report' | 'usage' | 'commit';
+/** The idempotency record to complete with the report, when the request had a key. */
+export interface IdempotencyCompletion {
+  readonly key: string;
+  readonly leaseExpiresAt: string;
+  readonly expiresAt: string;
+}
+
+// SQLSTATEs raised by record_evidence_report for each of its writes.
+const FAILURES: Record<string, ErrorCode> = {
+  ER001: 'evidence_report_write_failed',
+  ER002: 'usage_recording_failed',
+  ER003: 'idempotency_unavailable',
+};
+
+function failureCode(cause: unknown): ErrorCode {
+  const code = (cause as { code?: unknown }).code;
+  const sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  if (sqlState === undefined || sqlState.startsWith('08')) {
+    // No answer from the server, or no connection: the statement did not run, nothing was written.
+    return 'evidence_report_write_failed';
+  }
+  // A server error outside the function's own blocks comes after its writes, at the end of the
+  // transaction (a deferred constraint, a serialization failure): R15 counts the commit as usage.
+  return FAILURES[sqlState] ?? 'usage_recording_failed';
+}
 
 export class ReportStore {
   readonly #orm: MikroORM;
@@ -38,27 +59,25 @@ export class ReportStore {
   }
 
   /**
-   * Stores the report and its unit; `alsoInTransaction` runs last in the same transaction
-   * (the idempotency completion). Throws evidence_report_write_failed when the report cannot
-   * be written, usage_recording_failed when the unit or the commit fails; nothing remains.
+   * Stores the report, its unit and (with a key) the idempotency completion in one statement.
+   * Throws evidence_report_write_failed when the report cannot be written (or the statement
+   * cannot run at all), usage_recording_failed when the unit cannot, idempotency_unavailable when
+   * the claim was taken over; in every case nothing of the attempt remains.
    */
-  async persist(report: CompletedReport, alsoInTransaction?: (tx: EntityManager, reportId: string) => Promise<void>): Promise<string> {
+  async persist(report: CompletedReport, completion?: IdempotencyCompletion): Promise<string> {
     const id = randomUUID();
     const at = report.now.toISOString();
-    let phase = 'begin' as Phase;
+    const params = [
+      ...reportRow(id, at, report),
+      randomUUID(),
+      completion?.key ?? null,
+      completion?.leaseExpiresAt ?? null,
+      completion?.expiresAt ?? null,
+    ];
     try {
-      await this.#orm.em.fork().transactional(async (tx) => {
-        phase = 'report';
-        await tx.execute(INSERT_REPORT, reportRow(id, at, report), 'run');
-        phase = 'usage';
-        await tx.execute(INSERT_USAGE, [randomUUID(), report.principal.customerId, id, at], 'run');
-        await alsoInTransaction?.(tx, id);
-        phase = 'commit';
-      });
+      await this.#orm.em.fork().execute(RECORD, params, 'run');
     } catch (cause) {
-      if (cause instanceof ApiError) throw cause;
-      const code = phase === 'begin' || phase === 'report' ? 'evidence_report_write_failed' : 'usage_recording_failed';
-      throw new ApiError(code, { cause });
+      throw new ApiError(failureCode(cause), { cause });
     }
     return id;
   }

@@ -27,7 +27,8 @@ export async function send<T = unknown>(baseUrl: string, method: string, path: s
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   }
   // Frame every body, whatever the method (node:http would send a GET body unframed).
-  if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+  const framed = Object.keys(headers).some((h) => ['content-length', 'transfer-encoding'].includes(h.toLowerCase()));
+  if (payload !== undefined && !framed) {
     headers['content-length'] = String(payload.length);
   }
   const url = new URL(path, baseUrl);

@@ -1,8 +1,7 @@
 // Steps 9 and 10: the report and its usage unit, with the idempotency completion, in one
 // transaction (ruling R15). A claim lost to a takeover (our lease ran out) rolls everything
-// back: the request that took the key over will produce the one report.
+// back (503 idempotency_unavailable): the request that took the key over makes the one report.
 import { storableValue } from '../../db/storable.ts';
-import { ApiError } from '../../errors/catalogue.ts';
 import type { IdempotencyStore } from '../../idempotency/idempotency-store.ts';
 import type { ReportStore } from '../report-store.ts';
 import type { PipelineState, Stage } from '../pipeline-state.ts';
@@ -17,12 +16,7 @@ export function persistReport(reports: ReportStore, idempotency: IdempotencyStor
       state.result = storableValue(result);
       state.reportId = await reports.persist(
         { ...state, images: state.imageMetadata ?? [], generation, result: state.result },
-        claim &&
-          (async (tx, reportId) => {
-            if (!(await idempotency.complete(tx, claim, reportId, state.now))) {
-              throw new ApiError('idempotency_unavailable');
-            }
-          }),
+        claim && idempotency.completion(claim, state.now),
       );
       // The claim is now a completed record: nothing to release.
       state.claim = undefined;
