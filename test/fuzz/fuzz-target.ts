@@ -8,7 +8,8 @@
 import { expect } from 'chai';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/catalogue.ts';
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
-import { observedViolations } from '../support/contract-validator.ts';
+import { request as httpRequest } from 'node:http';
+import { observedViolations, recordResponse } from '../support/contract-validator.ts';
 import { createCustomerFixture, testEm, type CustomerFixture } from '../support/database.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
 import { serverContractViolations, startTestService, type TestService } from '../support/service.ts';
@@ -40,6 +41,36 @@ async function ledger(customerId: string): Promise<Ledger> {
   return { reports: Number(row?.reports), records: Number(row?.records), units: Number(row?.units), claims: Number(row?.claims) };
 }
 
+/**
+ * The shared client always frames a body by its length (and content-length with
+ * transfer-encoding is a parse error, not the R6 check): a request that asks for chunked
+ * transfer goes out here, in 16 KiB writes, its response checked against the contract alike.
+ */
+async function sendChunked(baseUrl: string, request: HostileRequest): Promise<TestResponse> {
+  const url = new URL(request.path, baseUrl);
+  const body = Buffer.from(request.raw ?? '');
+  const response = await new Promise<TestResponse>((resolve, reject) => {
+    const req = httpRequest(url, { method: request.method, headers: request.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const parsed: unknown = (res.headers['content-type'] ?? '').includes('json') && text !== '' ? JSON.parse(text) : text;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed, text });
+      });
+    });
+    req.on('error', reject);
+    for (let at = 0; at < body.length; at += 16_384) req.write(body.subarray(at, at + 16_384));
+    req.end();
+  });
+  recordResponse({ method: request.method, path: url.pathname, status: response.status, headers: response.headers, body: response.body });
+  return response;
+}
+
+const isChunked = (request: HostileRequest) =>
+  Object.entries(request.headers).some(([name, value]) => name.toLowerCase() === 'transfer-encoding' && value === 'chunked');
+
 export async function startFuzzTarget(): Promise<FuzzTarget> {
   // A large quota and rate limit: the properties are about input, not about running out.
   const service = await startTestService(
@@ -55,7 +86,9 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       const before = await ledger(customer.customerId);
       observedViolations.splice(0);
       serverContractViolations.splice(0);
-      const res = await send(service.url, request.method, request.path, { headers: request.headers, raw: request.raw });
+      const res = isChunked(request)
+        ? await sendChunked(service.url, request)
+        : await send(service.url, request.method, request.path, { headers: request.headers, raw: request.raw });
       const client = observedViolations.splice(0).flatMap((v) => v.problems);
       const server = serverContractViolations.splice(0).flatMap((v) => v.errors);
       expect([...client, ...server], `contract violations for ${context}\n-> ${res.status} ${res.text.slice(0, 500)}`).to.deep.equal([]);
