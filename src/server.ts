@@ -55,7 +55,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   const database = overrides.database ?? (await openDatabase(config, { migrate: true, logger }));
   const { orm } = database;
   const clock = overrides.clock ?? systemClock;
-  const rateLimiter = createFlexibleRateLimiter({
+  const rateLimiter = await createFlexibleRateLimiter({
     store: config.rateLimitStore,
     points: config.rateLimitRequests,
     windowSeconds: config.rateLimitWindowSeconds,

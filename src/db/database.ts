@@ -3,7 +3,6 @@
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { startEmbedded } from './embedded.ts';
 import { applyMigrations } from './migrator.ts';
 import { ormOptions } from './orm-options.ts';
 
@@ -23,7 +22,9 @@ export interface OpenDatabaseOptions {
 
 export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
   const { logger } = options;
-  const embedded = config.databaseUrl === undefined ? await startEmbedded(config.dataDir, logger) : undefined;
+  // PGlite and its socket server are loaded only for the embedded mode (R3).
+  const embedded =
+    config.databaseUrl === undefined ? await (await import('./embedded.ts')).startEmbedded(config.dataDir, logger) : undefined;
   const url = embedded?.url ?? (config.databaseUrl as string);
   let orm: MikroORM | undefined;
   try {

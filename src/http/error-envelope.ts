@@ -28,6 +28,13 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
     try {
       await next();
     } catch (caught) {
+      if (ctx.state.abortSignal.aborted) {
+        // The client went away (its connection closed before the answer): nobody to answer,
+        // and nothing of ours failed. Whatever the stage reported, it is not an error here.
+        ctx.state.log.debug({ cause: describeCause(caught) }, 'client closed the connection');
+        writeError(ctx, isApiError(caught) ? caught : new ApiError('internal_error'));
+        return;
+      }
       if (isApiError(caught)) {
         if (caught.status >= 500) ctx.state.log.warn({ code: caught.code, cause: describeCause(caught.cause) }, 'dependency failure');
         writeError(ctx, caught);

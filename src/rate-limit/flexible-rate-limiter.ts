@@ -2,7 +2,7 @@
 // (ruling R20): 'postgres' uses the rate_limit_counter table created by our migration,
 // 'redis' uses REDIS_URL, 'memory' is per process. Store failures fail closed.
 import pg from 'pg';
-import { Redis } from 'ioredis';
+import type { Redis as RedisClient } from 'ioredis';
 import {
   RateLimiterMemory,
   RateLimiterPostgres,
@@ -28,7 +28,8 @@ export interface FlexibleRateLimiterOptions {
 
 const KEY_PREFIX = 'evidence_report';
 
-export function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): RateLimiter {
+// Async because the Redis client is loaded only for the redis store (about 8 MiB resident).
+export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): Promise<RateLimiter> {
   const timeoutMs = options.timeoutMs ?? 2_000;
   const common = { points: options.points, duration: options.windowSeconds, keyPrefix: KEY_PREFIX };
   let limiter: RateLimiterAbstract;
@@ -64,7 +65,8 @@ export function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): 
       break;
     }
     case 'redis': {
-      const client = new Redis(options.redisUrl ?? '', {
+      const { Redis } = await import('ioredis');
+      const client: RedisClient = new Redis(options.redisUrl ?? '', {
         // Fail fast instead of queueing commands while disconnected (fail closed, R20).
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
