@@ -27,7 +27,8 @@ const path = process.env.FUZZ_PATH || undefined;
 if (path !== undefined && selected.length !== 1) throw new Error('FUZZ_PATH needs FUZZ_ONLY naming exactly one property');
 const ciTotal = selected.reduce((sum, p) => sum + p.ciRuns, 0);
 
-console.log(`fuzz seed ${seed}, ${totalRuns} runs (replay: FUZZ_SEED=${seed} FUZZ_RUNS=${totalRuns} npm run fuzz)`);
+const onlyPart = only.length === 0 ? '' : ` FUZZ_ONLY=${only.join(',')}`;
+console.log(`fuzz seed ${seed}, ${totalRuns} runs (replay: FUZZ_SEED=${seed} FUZZ_RUNS=${totalRuns}${onlyPart} npm run fuzz)`);
 
 let embedded: EmbeddedServer | undefined;
 let dataDir: string | undefined;
