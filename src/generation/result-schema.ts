@@ -95,18 +95,24 @@ export function createResultValidator(document: ContractDocument): ResultValidat
         throw new GenerationError('invalid', `result breaks the contract at ${where} (${error?.keyword ?? 'schema'})`);
       }
       // Ajv's `number` excludes NaN and the infinities, so confidence is a real number in [0, 1].
-      const result = picked as ReportResult;
-      // Fresh arrays: the result shares nothing with the candidate it came from.
-      return {
-        title: result.title,
-        description: result.description,
-        category: result.category,
-        priority: result.priority,
-        suggestedNextStep: result.suggestedNextStep,
-        tags: [...result.tags],
-        riskFlags: [...result.riskFlags],
-        confidence: result.confidence,
-      };
+      return copyReportResult(picked as ReportResult);
     },
   });
+}
+
+/**
+ * The eight fields of a result, named one by one, with fresh arrays: the copy shares nothing
+ * with its source and carries nothing else (used for candidates and for every 201 body).
+ */
+export function copyReportResult(result: ReportResult): ReportResult {
+  return {
+    title: result.title,
+    description: result.description,
+    category: result.category,
+    priority: result.priority,
+    suggestedNextStep: result.suggestedNextStep,
+    tags: [...result.tags],
+    riskFlags: [...result.riskFlags],
+    confidence: result.confidence,
+  };
 }

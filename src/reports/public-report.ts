@@ -1,22 +1,14 @@
 // Step 11's body, built field by field from a stored result, so that nothing else (a field a
 // generator added, a stored column) can reach the response (spec 2.2, ruling R24).
 import type { ReportResult } from '../generation/report-generator.ts';
+import { copyReportResult } from '../generation/result-schema.ts';
 import type { EvidenceReportBody } from './pipeline-state.ts';
 
 export function publicReport(id: string, result: ReportResult): EvidenceReportBody {
   return {
     id,
     status: 'completed',
-    result: {
-      title: result.title,
-      description: result.description,
-      category: result.category,
-      priority: result.priority,
-      suggestedNextStep: result.suggestedNextStep,
-      tags: [...result.tags],
-      riskFlags: [...result.riskFlags],
-      confidence: result.confidence,
-    },
+    result: copyReportResult(result),
     usage: { operation: 'evidence_report', units: 1 },
   };
 }
