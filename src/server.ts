@@ -9,6 +9,7 @@ import { createApp } from './app.ts';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.ts';
 import { idempotencyLeaseMs, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { createSql } from './db/sql.ts';
 import { createReportGenerator } from './generation/create-report-generator.ts';
 import type { ReportGenerator } from './generation/report-generator.ts';
 import { createResultValidator } from './generation/result-schema.ts';
@@ -54,6 +55,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   const ownsDatabase = overrides.database === undefined;
   const database = overrides.database ?? (await openDatabase(config, { migrate: true, logger }));
   const { orm } = database;
+  const sql = await createSql(orm);
   const clock = overrides.clock ?? systemClock;
   const rateLimiter = await createFlexibleRateLimiter({
     store: config.rateLimitStore,
@@ -64,9 +66,9 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     redisUrl: config.redisUrl,
   });
   const validateResult = createResultValidator(contract.document);
-  const reports = new ReportStore(orm);
+  const reports = new ReportStore(sql);
   const createReport = new CreateEvidenceReport({
-    orm,
+    sql,
     clock,
     log: logger,
     limits: {
@@ -77,7 +79,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     },
     rateLimiter,
     idempotency: new IdempotencyStore({
-      orm,
+      sql,
       leaseMs: idempotencyLeaseMs(config),
       retentionMs: config.idempotencyRetentionHours * 3_600_000,
     }),
@@ -95,14 +97,14 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     generator: overrides.generator ?? (await createReportGenerator(config, contract.document, logger)),
     validateResult,
   });
-  const authenticator = new ApiKeyAuthenticator({ orm, clock, log: logger });
+  const authenticator = new ApiKeyAuthenticator({ sql, clock, log: logger });
   const app = await createApp({
     logger,
     contract,
     authenticate: (key) => authenticator.authenticate(key),
     operations: {
       createEvidenceReport: createEvidenceReport(createReport),
-      getCurrentUsage: getCurrentUsage(new CurrentUsageQuery({ orm, clock })),
+      getCurrentUsage: getCurrentUsage(new CurrentUsageQuery({ sql, clock })),
     },
     isReady: () => database.orm.checkConnection().then((status) => status.ok),
     bodyMaxBytes: config.bodyMaxBytes,

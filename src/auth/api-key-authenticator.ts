@@ -3,7 +3,7 @@
 // whose customer is not active, is the same 401 invalid_api_key (the lifecycle is not
 // revealed); a lookup that cannot complete fails closed with 503.
 import { createHash } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { statement, type Sql } from '../db/sql.ts';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -21,18 +21,24 @@ interface KeyRow {
   customer_status: string;
 }
 
-const LOOKUP = `select k.id as api_key_id, k.customer_id, k.status as key_status, c.status as customer_status
-  from api_key k join customer c on c.id = k.customer_id where k.key_hash = ?`;
+const LOOKUP = statement(
+  'auth_lookup',
+  `select k.id as api_key_id, k.customer_id, k.status as key_status, c.status as customer_status
+  from api_key k join customer c on c.id = k.customer_id where k.key_hash = $1`,
+);
 
 // Ruling R32: at most once a minute per key, and the condition keeps several instances from
 // writing more often than that between them.
-const TOUCH = `update api_key set last_used_at = ? where id = ?
-  and (last_used_at is null or last_used_at < ?::timestamptz - interval '1 minute')`;
+const TOUCH = statement(
+  'auth_touch',
+  `update api_key set last_used_at = $1 where id = $2
+  and (last_used_at is null or last_used_at < $1::timestamptz - interval '1 minute')`,
+);
 
 const TOUCH_INTERVAL_MS = 60_000;
 
 export interface ApiKeyAuthenticatorDeps {
-  orm: MikroORM;
+  sql: Sql;
   clock: Clock;
   log: Logger;
 }
@@ -48,8 +54,7 @@ export class ApiKeyAuthenticator {
   async authenticate(apiKey: string): Promise<Principal> {
     let row: KeyRow | undefined;
     try {
-      const rows = await this.#deps.orm.em.fork().execute<KeyRow[]>(LOOKUP, [hashApiKey(apiKey)], 'all');
-      row = rows[0];
+      row = (await this.#deps.sql.rows<KeyRow>(LOOKUP, [hashApiKey(apiKey)]))[0];
     } catch (cause) {
       throw new ApiError('api_key_authentication_unavailable', { cause });
     }
@@ -68,9 +73,8 @@ export class ApiKeyAuthenticator {
     this.#lastTouched.set(apiKeyId, now.getTime());
     if (this.#lastTouched.size > 100_000) this.#lastTouched.clear();
     const iso = now.toISOString();
-    this.#deps.orm.em
-      .fork()
-      .execute(TOUCH, [iso, apiKeyId, iso], 'run')
+    this.#deps.sql
+      .count(TOUCH, [iso, apiKeyId])
       .catch((err: unknown) => this.#deps.log.warn({ cause: describeCause(err) }, 'could not record key last use'));
   }
 }

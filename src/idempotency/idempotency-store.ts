@@ -3,7 +3,7 @@
 // lease_expires_at doubles as the fencing token of a claim: a takeover only happens once the
 // old lease has passed and sets a later one, so two claims never share a value, and completion()
 // and release() touch only the claim they were given.
-import type { MikroORM, QueryResult } from '@mikro-orm/postgresql';
+import { statement, type Sql } from '../db/sql.ts';
 
 export const IDEMPOTENCY_PRODUCT = 'evidence_reports';
 export const IDEMPOTENCY_OPERATION = 'evidence_report';
@@ -28,23 +28,35 @@ interface RecordRow {
   report_id: string | null;
 }
 
-const PK = `customer_id = ? and product = '${IDEMPOTENCY_PRODUCT}' and operation = '${IDEMPOTENCY_OPERATION}' and idempotency_key = ?`;
+const PK = `customer_id = $1 and product = '${IDEMPOTENCY_PRODUCT}' and operation = '${IDEMPOTENCY_OPERATION}' and idempotency_key = $2`;
 
-const INSERT = `insert into idempotency_record
+const INSERT = statement(
+  'idempotency_claim',
+  `insert into idempotency_record
   (customer_id, product, operation, idempotency_key, fingerprint, status, lease_expires_at, created_at)
-  values (?, '${IDEMPOTENCY_PRODUCT}', '${IDEMPOTENCY_OPERATION}', ?, ?, 'in_progress', ?, ?)
-  on conflict do nothing returning 1 as claimed`;
-const SELECT = `select fingerprint, status, lease_expires_at, expires_at, report_id from idempotency_record where ${PK}`;
+  values ($1, '${IDEMPOTENCY_PRODUCT}', '${IDEMPOTENCY_OPERATION}', $2, $3, 'in_progress', $4, $5)
+  on conflict do nothing returning 1 as claimed`,
+);
+const SELECT = statement(
+  'idempotency_read',
+  `select fingerprint, status, lease_expires_at, expires_at, report_id from idempotency_record where ${PK}`,
+);
 // Takes over a claim whose lease passed (a crashed process) or a completed key past retention.
-const TAKE_OVER = `update idempotency_record set fingerprint = ?, status = 'in_progress', lease_expires_at = ?,
-  report_id = null, response = null, completed_at = null, expires_at = null, created_at = ?
-  where ${PK} and ((status = 'in_progress' and lease_expires_at <= ?) or (status = 'completed' and expires_at <= ?))`;
-const RELEASE = `delete from idempotency_record where ${PK} and status = 'in_progress' and lease_expires_at = ?`;
+const TAKE_OVER = statement(
+  'idempotency_take_over',
+  `update idempotency_record set fingerprint = $3, status = 'in_progress', lease_expires_at = $4,
+  report_id = null, response = null, completed_at = null, expires_at = null, created_at = $5
+  where ${PK} and ((status = 'in_progress' and lease_expires_at <= $5) or (status = 'completed' and expires_at <= $5))`,
+);
+const RELEASE = statement(
+  'idempotency_release',
+  `delete from idempotency_record where ${PK} and status = 'in_progress' and lease_expires_at = $3`,
+);
 
 const MAX_ATTEMPTS = 4;
 
 export interface IdempotencyStoreOptions {
-  orm: MikroORM;
+  sql: Sql;
   leaseMs: number;
   retentionMs: number;
 }
@@ -58,14 +70,14 @@ export class IdempotencyStore {
 
   /** Throws on a database failure; the stage maps that to idempotency_unavailable. */
   async claim(customerId: string, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
-    const em = this.#options.orm.em.fork();
+    const { sql } = this.#options;
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + this.#options.leaseMs).toISOString();
     const claimed: ClaimOutcome = { kind: 'claimed', claim: { customerId, key, leaseExpiresAt: lease } };
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const inserted = await em.execute<unknown[]>(INSERT, [customerId, key, fingerprint, lease, nowIso], 'all');
+      const inserted = await sql.rows(INSERT, [customerId, key, fingerprint, lease, nowIso]);
       if (inserted.length === 1) return claimed;
-      const row = (await em.execute<RecordRow[]>(SELECT, [customerId, key], 'all'))[0];
+      const row = (await sql.rows<RecordRow>(SELECT, [customerId, key]))[0];
       if (!row) continue; // released between our insert and read: try the insert again
       const live =
         row.status === 'completed'
@@ -77,8 +89,7 @@ export class IdempotencyStore {
         if (row.status === 'in_progress') return { kind: 'in_progress' };
         return { kind: 'replay', reportId: row.report_id };
       }
-      const taken = await em.execute<QueryResult>(TAKE_OVER, [fingerprint, lease, nowIso, customerId, key, nowIso, nowIso], 'run');
-      if (taken.affectedRows === 1) return claimed;
+      if ((await sql.count(TAKE_OVER, [customerId, key, fingerprint, lease, nowIso])) === 1) return claimed;
     }
     throw new Error('idempotency claim contended');
   }
@@ -94,6 +105,6 @@ export class IdempotencyStore {
 
   /** Ruling R14: a failed request gives its key back so the client can retry with it. */
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.#options.orm.em.fork().execute(RELEASE, [claim.customerId, claim.key, claim.leaseExpiresAt], 'run');
+    await this.#options.sql.count(RELEASE, [claim.customerId, claim.key, claim.leaseExpiresAt]);
   }
 }

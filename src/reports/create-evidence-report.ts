@@ -6,7 +6,7 @@
 //                          400 invalid_request_payload, invalid_idempotency_key, invalid_json
 // The rest is below. A failure at any step stops processing; a claimed idempotency key is
 // released so the client can retry (R14); only steps 9-10 write anything lasting (R15).
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/sql.ts';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import type { ReportGenerator } from '../generation/report-generator.ts';
@@ -29,7 +29,7 @@ import { generateReport } from './stages/generate-report.ts';
 import { persistReport } from './stages/persist-report.ts';
 
 export interface CreateEvidenceReportDeps {
-  orm: MikroORM;
+  sql: Sql;
   clock: Clock;
   log: Logger;
   limits: InputLimits;
@@ -45,11 +45,11 @@ export function createReportStages(deps: CreateEvidenceReportDeps): readonly Sta
   return [
     checkInputLimits(deps.limits), //                                    2. 422 invalid_evidence_report_input
     applyRateLimit(deps.rateLimiter), //                                 3. 429 rate_limit_exceeded; 503 rate_limit_unavailable
-    checkEntitlement(deps.orm), //                                       4. 403 product_not_entitled; 503 entitlement_check_unavailable
+    checkEntitlement(deps.sql), //                                       4. 403 product_not_entitled; 503 entitlement_check_unavailable
     applyIdempotency({ store: deps.idempotency, reports: deps.reports, validateResult: deps.validateResult }),
     //                                                                   5. 409 idempotency_conflict, idempotency_in_progress;
     //                                                                      503 idempotency_unavailable, idempotency_replay_unavailable
-    checkQuota(deps.orm), //                                             6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
+    checkQuota(deps.sql), //                                             6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
     fetchImages(deps.imageFetcher), //                                   7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
     generateReport(deps.generator, deps.validateResult), //              8. 502 invalid_generated_report, report_generation_failed;
     //                                                                      503 report_generation_unavailable

@@ -4,7 +4,7 @@
 // usage_counter total is kept by a trigger in that same transaction (R17).
 // No connection is taken before this point (ruling R16).
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { statement, type Sql } from '../db/sql.ts';
 import type { GenerationOutput, ReportResult } from '../generation/report-generator.ts';
 import { ApiError, type ErrorCode } from '../errors/catalogue.ts';
 import { storableJson, storableText } from '../db/storable.ts';
@@ -22,8 +22,12 @@ export interface CompletedReport {
 }
 
 // One statement, one transaction (ruling R15): see Migration20261121000200_record_evidence_report.
-const RECORD = `select record_evidence_report(?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)`;
-const SELECT_RESULT = `select result from evidence_report where id = ? and customer_id = ?`;
+const RECORD = statement(
+  'record_evidence_report',
+  `select record_evidence_report($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, $12, $13::jsonb, $14, $15,
+    $16, $17, $18)`,
+);
+const SELECT_RESULT = statement('report_result', `select result from evidence_report where id = $1 and customer_id = $2`);
 
 /** The idempotency record to complete with the report, when the request had a key. */
 export interface IdempotencyCompletion {
@@ -52,10 +56,10 @@ function failureCode(cause: unknown): ErrorCode {
 }
 
 export class ReportStore {
-  readonly #orm: MikroORM;
+  readonly #sql: Sql;
 
-  constructor(orm: MikroORM) {
-    this.#orm = orm;
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
   /**
@@ -75,7 +79,7 @@ export class ReportStore {
       completion?.expiresAt ?? null,
     ];
     try {
-      await this.#orm.em.fork().execute(RECORD, params, 'run');
+      await this.#sql.rows(RECORD, params);
     } catch (cause) {
       throw new ApiError(failureCode(cause), { cause });
     }
@@ -84,7 +88,7 @@ export class ReportStore {
 
   /** The stored result of a report, for an idempotent replay; undefined when it is gone. */
   async loadResult(customerId: string, reportId: string): Promise<unknown> {
-    const rows = await this.#orm.em.fork().execute<{ result: unknown }[]>(SELECT_RESULT, [reportId, customerId], 'all');
+    const rows = await this.#sql.rows<{ result: unknown }>(SELECT_RESULT, [reportId, customerId]);
     return rows[0]?.result;
   }
 }

@@ -1,7 +1,7 @@
 // GET /v1/usage/current (spec 2.7 and 4.2, rulings R17, R18): the customer's active plan and
 // the exact total of the current UTC month, read in one statement. It writes nothing. A read
 // that fails is 503 current_usage_unavailable, never `used: 0`.
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/sql.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -11,7 +11,7 @@ import { readPlanUsage, USAGE_OPERATION } from './plan-usage.ts';
 export type CurrentUsage = components['schemas']['CurrentUsage'];
 
 export interface CurrentUsageDeps {
-  orm: MikroORM;
+  sql: Sql;
   clock: Clock;
 }
 
@@ -26,7 +26,7 @@ export class CurrentUsageQuery {
     const period = monthPeriod(this.#deps.clock.now());
     let planUsage;
     try {
-      planUsage = await readPlanUsage(this.#deps.orm.em.fork(), customerId, period.startsAt);
+      planUsage = await readPlanUsage(this.#deps.sql, customerId, period.startsAt);
     } catch (cause) {
       throw new ApiError('current_usage_unavailable', { cause });
     }

@@ -2,7 +2,7 @@
 // plan's monthly limit and visibility, and the month's exact total from usage_counter (kept in
 // the same transaction as every usage record by a trigger, rulings R15 and R17), so the read
 // costs the same at zero and at a million records.
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { statement, type Sql } from '../db/sql.ts';
 
 export const USAGE_OPERATION = 'evidence_report';
 
@@ -18,16 +18,19 @@ interface Row {
   used: string | number;
 }
 
-const QUERY = `select p.monthly_limit, p.usage_visible, coalesce(u.used, 0) as used
+const QUERY = statement(
+  'plan_usage',
+  `select p.monthly_limit, p.usage_visible, coalesce(u.used, 0) as used
   from subscription s
   join plan p on p.code = s.plan_code
   left join usage_counter u
-    on u.customer_id = s.customer_id and u.operation = ? and u.period_start = ?
-  where s.customer_id = ? and s.status = 'active'`;
+    on u.customer_id = s.customer_id and u.operation = $1 and u.period_start = $2
+  where s.customer_id = $3 and s.status = 'active'`,
+);
 
 /** Undefined when the customer has no active subscription (ruling R18). */
-export async function readPlanUsage(em: EntityManager, customerId: string, periodStart: Date): Promise<PlanUsage | undefined> {
-  const rows = await em.execute<Row[]>(QUERY, [USAGE_OPERATION, periodStart.toISOString(), customerId], 'all');
+export async function readPlanUsage(sql: Sql, customerId: string, periodStart: Date): Promise<PlanUsage | undefined> {
+  const rows = await sql.rows<Row>(QUERY, [USAGE_OPERATION, periodStart.toISOString(), customerId]);
   const row = rows[0];
   if (!row) return undefined;
   return { limit: Number(row.monthly_limit), usageVisible: row.usage_visible, used: Number(row.used) };

@@ -1,7 +1,7 @@
 // Step 6: the monthly quota (spec section 8, rulings R17, R18, R31), before any remote fetch so
 // a rejected request cannot be used as a downloader. Allowed iff used < limit (the last unit
 // can be consumed); no reservation, so concurrent requests may share the last unit.
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Sql } from '../../db/sql.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { monthPeriod } from '../../usage/period.ts';
 import { readPlanUsage, USAGE_OPERATION } from '../../usage/plan-usage.ts';
@@ -9,14 +9,14 @@ import type { PipelineState, Stage } from '../pipeline-state.ts';
 
 const REQUESTED_UNITS = 1;
 
-export function checkQuota(orm: MikroORM): Stage {
+export function checkQuota(sql: Sql): Stage {
   return {
     step: '6. monthly quota',
     async run(state: PipelineState) {
       const period = monthPeriod(state.now);
       let planUsage;
       try {
-        planUsage = await readPlanUsage(orm.em.fork(), state.principal.customerId, period.startsAt);
+        planUsage = await readPlanUsage(sql, state.principal.customerId, period.startsAt);
       } catch (cause) {
         throw new ApiError('quota_check_unavailable', { cause });
       }
