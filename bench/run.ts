@@ -8,7 +8,7 @@
 // BENCH_DURATION_S (10), BENCH_WARMUP_S (2), BENCH_SKIP_BASELINE=1,
 // BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service).
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { AutocannonRequestStep } from 'autocannon';
 import { createBenchDatabase, insertUsageRecords, type BenchDatabase } from './support/database.ts';
@@ -23,7 +23,10 @@ const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:543
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 const WITH_BASELINE = process.env.BENCH_SKIP_BASELINE !== '1';
-const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+// The service runs exactly as `npm start` runs it (its node flags from package.json), plus any
+// flags the operator of the bench adds.
+const START_NODE_ARGS = startNodeArgs();
+const SERVICE_NODE_ARGS = [...START_NODE_ARGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 const CONNECTIONS = 50;
 const QUOTA_ROWS = 1_000_000;
 const IMAGE_BYTES = 2 * 1024 * 1024;
@@ -51,6 +54,13 @@ process.once('SIGINT', () => {
   log('interrupted: stopping children and dropping the bench database');
   void cleanup().finally(() => process.exit(130));
 });
+
+function startNodeArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error('bench: package.json start is not `node [flags] src/main.ts`');
+  return words.slice(1, -1);
+}
 
 async function start(name: string, script: string, env: Record<string, string>, readyPath: string, nodeArgs: string[] = []) {
   const child = await startNodeChild({ name, script, env, port: await freePort(), readyPath, nodeArgs });

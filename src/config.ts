@@ -77,7 +77,9 @@ const VARS = {
   IMAGE_MAX_COUNT: { kind: 'int', min: 1, max: 64, def: 8 },
   IMAGE_URL_MAX_CHARS: { kind: 'int', min: 16, max: 65_536, def: 2_048 },
   IMAGE_FETCH_CONCURRENCY: { kind: 'int', min: 1, max: 16, def: 4 },
-  IMAGE_BYTES_IN_FLIGHT_MAX: { kind: 'int', min: 1, max: 4 * 1024 * 1024 * 1024, def: 256 * 1024 * 1024 },
+  // Image bytes held at once, process-wide: with the service's own ~200 MiB and the garbage of
+  // socket reads, 192 MiB keeps a busy process under 600 MiB (issue 6 image load).
+  IMAGE_BYTES_IN_FLIGHT_MAX: { kind: 'int', min: 1, max: 4 * 1024 * 1024 * 1024, def: 192 * 1024 * 1024 },
   EVIDENCE_TEXT_MAX_CHARS: { kind: 'int', min: 1, max: 1_000_000, def: 20_000 },
   LANGUAGE_MAX_CHARS: { kind: 'int', min: 1, max: 10_000, def: 100 },
   REMOTE_IMAGE_ALLOW_CIDRS: { kind: 'string', def: '' },

@@ -33,7 +33,9 @@ export async function freePort(): Promise<number> {
 
 /** Environment of a child: only PATH and HOME from ours, so no stray DATABASE_URL leaks in. */
 export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...vars };
+  // MALLOC_ARENA_MAX passes through so the allocator's effect on RSS can be compared.
+  const passed = process.env.MALLOC_ARENA_MAX === undefined ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX };
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...passed, ...vars };
 }
 
 export async function startNodeChild(opts: {
