@@ -8,8 +8,7 @@
 import { expect } from 'chai';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/catalogue.ts';
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
-import { request as httpRequest } from 'node:http';
-import { observedViolations, recordResponse } from '../support/contract-validator.ts';
+import { observedViolations } from '../support/contract-validator.ts';
 import { createCustomerFixture, testEm, type CustomerFixture } from '../support/database.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
 import { serverContractViolations, startTestService, type TestService } from '../support/service.ts';
@@ -46,26 +45,8 @@ async function ledger(customerId: string): Promise<Ledger> {
  * transfer-encoding is a parse error, not the R6 check): a request that asks for chunked
  * transfer goes out here, in 16 KiB writes, its response checked against the contract alike.
  */
-async function sendChunked(baseUrl: string, request: HostileRequest): Promise<TestResponse> {
-  const url = new URL(request.path, baseUrl);
-  const body = Buffer.from(request.raw ?? '');
-  const response = await new Promise<TestResponse>((resolve, reject) => {
-    const req = httpRequest(url, { method: request.method, headers: request.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const parsed: unknown = (res.headers['content-type'] ?? '').includes('json') && text !== '' ? JSON.parse(text) : text;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed, text });
-      });
-    });
-    req.on('error', reject);
-    for (let at = 0; at < body.length; at += 16_384) req.write(body.subarray(at, at + 16_384));
-    req.end();
-  });
-  recordResponse({ method: request.method, path: url.pathname, status: response.status, headers: response.headers, body: response.body });
-  return response;
+function sendChunked(baseUrl: string, request: HostileRequest): Promise<TestResponse> {
+  return send(baseUrl, request.method, request.path, { headers: request.headers, raw: request.raw ?? '', chunked: true });
 }
 
 const isChunked = (request: HostileRequest) =>

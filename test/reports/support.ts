@@ -2,10 +2,8 @@
 // from the one catalogue, and the ledger that holds the invariant of issue 4 for every customer
 // a file touches: usage units == stored reports == 201 (non-replay) responses.
 import { expect } from 'chai';
-import { request } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/catalogue.ts';
-import { recordResponse } from '../support/contract-validator.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
 import type { GenerationInput, GenerationOutput, ReportGenerator } from '../../src/generation/report-generator.ts';
 import type { FetchedImage, ImageFetcher } from '../../src/images/image-fetcher.ts';
@@ -169,27 +167,7 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
   }
 }
 
-/**
- * POST with a chunked body (no content-length), in 64 KiB writes; the response is checked
- * against the contract like every other (the shared client always frames by length).
- */
-export async function postChunked(baseUrl: string, headers: Record<string, string>, body: Buffer): Promise<TestResponse> {
-  const url = new URL(REPORTS_PATH, baseUrl);
-  const response = await new Promise<TestResponse>((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const parsed: unknown = (res.headers['content-type'] ?? '').includes('json') && text !== '' ? JSON.parse(text) : text;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed, text });
-      });
-    });
-    req.on('error', reject);
-    for (let at = 0; at < body.length; at += 65_536) req.write(body.subarray(at, at + 65_536));
-    req.end();
-  });
-  recordResponse({ method: 'POST', path: url.pathname, status: response.status, headers: response.headers, body: response.body });
-  return response;
+/** POST with a chunked body (no content-length); the shared client checks the response too. */
+export function postChunked(baseUrl: string, headers: Record<string, string>, body: Buffer): Promise<TestResponse> {
+  return send(baseUrl, 'POST', REPORTS_PATH, { headers, raw: body, chunked: true });
 }

@@ -9,6 +9,8 @@ export interface SendOptions {
   /** An object is sent as JSON with content-type application/json unless headers say otherwise. */
   body?: unknown;
   raw?: Buffer | string;
+  /** Send the body with chunked transfer coding (no content-length), in 64 KiB writes. */
+  chunked?: boolean;
 }
 
 export interface TestResponse<T = unknown> {
@@ -28,7 +30,7 @@ export async function send<T = unknown>(baseUrl: string, method: string, path: s
   }
   // Frame every body, whatever the method (node:http would send a GET body unframed).
   const framed = Object.keys(headers).some((h) => ['content-length', 'transfer-encoding'].includes(h.toLowerCase()));
-  if (payload !== undefined && !framed) {
+  if (payload !== undefined && !framed && !options.chunked) {
     headers['content-length'] = String(payload.length);
   }
   const url = new URL(path, baseUrl);
@@ -45,7 +47,12 @@ export async function send<T = unknown>(baseUrl: string, method: string, path: s
       });
     });
     req.on('error', reject);
-    req.end(payload);
+    if (options.chunked && payload !== undefined) {
+      for (let at = 0; at < payload.length; at += 65_536) req.write(payload.subarray(at, at + 65_536));
+      req.end();
+    } else {
+      req.end(payload);
+    }
   });
   recordResponse({ method, path: url.pathname, status: response.status, headers: response.headers, body: response.body });
   return response;
