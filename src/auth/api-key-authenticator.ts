@@ -2,17 +2,13 @@
 // is looked up on every request (no caching of decisions, R21); a key that is not active, or
 // whose customer is not active, is the same 401 invalid_api_key (the lifecycle is not
 // revealed); a lookup that cannot complete fails closed with 503.
-import { createHash } from 'node:crypto';
+import { hashApiKey } from '../db/api-keys/api-key-secret.ts';
 import { statement, type Sql } from '../db/sql.ts';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Principal } from './principal.ts';
 import { describeCause } from '../shared/describe-cause.ts';
-
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
 
 interface KeyRow {
   api_key_id: string;

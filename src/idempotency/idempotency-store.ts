@@ -3,15 +3,22 @@
 // lease_expires_at doubles as the fencing token of a claim: a takeover only happens once the
 // old lease has passed and sets a later one, so two claims never share a value, and completion()
 // and release() touch only the claim they were given.
+import { EVIDENCE_REPORTS_PRODUCT } from '../db/entitlements/product-entitlement.entity.ts';
 import { statement, type Sql } from '../db/sql.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
 
-export const IDEMPOTENCY_PRODUCT = 'evidence_reports';
-export const IDEMPOTENCY_OPERATION = 'evidence_report';
 
 export interface IdempotencyClaim {
   readonly customerId: string;
   readonly key: string;
   readonly leaseExpiresAt: string;
+}
+
+/** What the report's transaction writes to complete a claim (ruling R15). */
+export interface IdempotencyCompletion {
+  readonly key: string;
+  readonly leaseExpiresAt: string;
+  readonly expiresAt: string;
 }
 
 export type ClaimOutcome =
@@ -28,13 +35,13 @@ interface RecordRow {
   report_id: string | null;
 }
 
-const PK = `customer_id = $1 and product = '${IDEMPOTENCY_PRODUCT}' and operation = '${IDEMPOTENCY_OPERATION}' and idempotency_key = $2`;
+const PK = `customer_id = $1 and product = '${EVIDENCE_REPORTS_PRODUCT}' and operation = '${EVIDENCE_REPORT_OPERATION}' and idempotency_key = $2`;
 
 const INSERT = statement(
   'idempotency_claim',
   `insert into idempotency_record
   (customer_id, product, operation, idempotency_key, fingerprint, status, lease_expires_at, created_at)
-  values ($1, '${IDEMPOTENCY_PRODUCT}', '${IDEMPOTENCY_OPERATION}', $2, $3, 'in_progress', $4, $5)
+  values ($1, '${EVIDENCE_REPORTS_PRODUCT}', '${EVIDENCE_REPORT_OPERATION}', $2, $3, 'in_progress', $4, $5)
   on conflict do nothing returning 1 as claimed`,
 );
 const SELECT = statement(
@@ -98,7 +105,7 @@ export class IdempotencyStore {
    * What completing this claim writes, in the report's own transaction (ruling R15): only while
    * the claim is still ours (its lease value is the fencing token), kept for the retention.
    */
-  completion(claim: IdempotencyClaim, now: Date): { key: string; leaseExpiresAt: string; expiresAt: string } {
+  completion(claim: IdempotencyClaim, now: Date): IdempotencyCompletion {
     const expiresAt = new Date(now.getTime() + this.#options.retentionMs).toISOString();
     return { key: claim.key, leaseExpiresAt: claim.leaseExpiresAt, expiresAt };
   }

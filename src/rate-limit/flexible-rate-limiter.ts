@@ -11,6 +11,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { RateLimitStore } from '../config.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
 import { RateLimitStoreError, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 
 export interface FlexibleRateLimiterOptions {
@@ -26,7 +27,7 @@ export interface FlexibleRateLimiterOptions {
   timeoutMs?: number;
 }
 
-const KEY_PREFIX = 'evidence_report';
+const KEY_PREFIX = EVIDENCE_REPORT_OPERATION;
 
 // Async because the Redis client is loaded only for the redis store (about 8 MiB resident).
 export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): Promise<RateLimiter> {

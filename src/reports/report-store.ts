@@ -9,6 +9,7 @@ import type { GenerationOutput, ReportResult } from '../generation/report-genera
 import { ApiError, type ErrorCode } from '../errors/catalogue.ts';
 import { storableJson, storableText } from '../db/storable.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { IdempotencyCompletion } from '../idempotency/idempotency-store.ts';
 import type { CreateEvidenceReportRequest, ImageMetadata } from './pipeline-state.ts';
 
 export interface CompletedReport {
@@ -17,6 +18,7 @@ export interface CompletedReport {
   readonly request: CreateEvidenceReportRequest;
   readonly images: readonly ImageMetadata[];
   readonly generation: GenerationOutput;
+  /** Already storable (storableValue): the 201 body is built from exactly this value. */
   readonly result: ReportResult;
   readonly now: Date;
 }
@@ -28,13 +30,6 @@ const RECORD = statement(
     $16, $17, $18)`,
 );
 const SELECT_RESULT = statement('report_result', `select result from evidence_report where id = $1 and customer_id = $2`);
-
-/** The idempotency record to complete with the report, when the request had a key. */
-export interface IdempotencyCompletion {
-  readonly key: string;
-  readonly leaseExpiresAt: string;
-  readonly expiresAt: string;
-}
 
 // SQLSTATEs raised by record_evidence_report for each of its writes.
 const FAILURES: Record<string, ErrorCode> = {
@@ -111,7 +106,7 @@ function reportRow(id: string, at: string, report: CompletedReport): unknown[] {
     request.language === undefined ? null : storableText(request.language),
     storableJson(request),
     JSON.stringify(images),
-    storableJson(report.result),
+    JSON.stringify(report.result),
     generation.generator,
     generation.model,
     Math.round(generation.latencyMs),

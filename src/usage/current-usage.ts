@@ -6,7 +6,8 @@ import type { components } from '../../generated/openapi.d.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import type { Clock } from '../shared/clock.ts';
 import { monthPeriod } from './period.ts';
-import { readPlanUsage, USAGE_OPERATION } from './plan-usage.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
+import { readPlanUsage } from './plan-usage.ts';
 
 export type CurrentUsage = components['schemas']['CurrentUsage'];
 
@@ -36,7 +37,7 @@ export class CurrentUsageQuery {
       period: { startsAt: period.startsAt.toISOString(), endsAt: period.endsAt.toISOString() },
       usage: [
         {
-          operation: USAGE_OPERATION,
+          operation: EVIDENCE_REPORT_OPERATION,
           used: planUsage.used,
           limit: planUsage.limit,
           remaining: Math.max(planUsage.limit - planUsage.used, 0),

@@ -3,8 +3,8 @@
 // the same transaction as every usage record by a trigger, rulings R15 and R17), so the read
 // costs the same at zero and at a million records.
 import { statement, type Sql } from '../db/sql.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
 
-export const USAGE_OPERATION = 'evidence_report';
 
 export interface PlanUsage {
   limit: number;
@@ -30,7 +30,7 @@ const QUERY = statement(
 
 /** Undefined when the customer has no active subscription (ruling R18). */
 export async function readPlanUsage(sql: Sql, customerId: string, periodStart: Date): Promise<PlanUsage | undefined> {
-  const rows = await sql.rows<Row>(QUERY, [USAGE_OPERATION, periodStart.toISOString(), customerId]);
+  const rows = await sql.rows<Row>(QUERY, [EVIDENCE_REPORT_OPERATION, periodStart.toISOString(), customerId]);
   const row = rows[0];
   if (!row) return undefined;
   return { limit: Number(row.monthly_limit), usageVisible: row.usage_visible, used: Number(row.used) };

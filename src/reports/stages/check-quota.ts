@@ -4,7 +4,8 @@
 import type { Sql } from '../../db/sql.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { monthPeriod } from '../../usage/period.ts';
-import { readPlanUsage, USAGE_OPERATION } from '../../usage/plan-usage.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../../db/usage/usage-record.entity.ts';
+import { readPlanUsage } from '../../usage/plan-usage.ts';
 import type { PipelineState, Stage } from '../pipeline-state.ts';
 
 const REQUESTED_UNITS = 1;
@@ -26,7 +27,7 @@ export function checkQuota(sql: Sql): Stage {
         // Ruling R31: no Retry-After on the quota 429; resetAt says when.
         throw new ApiError('quota_exceeded', {
           details: {
-            operation: USAGE_OPERATION,
+            operation: EVIDENCE_REPORT_OPERATION,
             limit: planUsage.limit,
             used: planUsage.used,
             remaining,
