@@ -1,10 +1,10 @@
-// Every sample of shared/spec/ssrf-sample-cases.json against the whole service in a network
+// Every sample of docs/spec/ssrf-sample-cases.json (the repository's copy of the spec) against the whole service in a network
 // namespace with only loopback (issue 3 "How it will be checked", spec 4.1, R22, R23): the
 // sample's preferred code (400 invalid_request_payload where the URL cannot be parsed as an
 // absolute http(s) URL, 422 remote_evidence_image_rejected for a blocked target, 422 or 503 where
 // DNS decides), no connection to any refused address, nothing stored, no internal detail.
 // REMOTE_IMAGE_ALLOW_CIDRS is empty. Started by ../hostile-urls-in-namespace.test.ts.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { hostileHarness, portsOf, type Outcome } from '../support/netns.ts';
@@ -17,9 +17,7 @@ interface SampleCase {
 }
 
 const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
-const SHARED = path.resolve(REPO, '..', 'shared', 'spec', 'ssrf-sample-cases.json');
-const file = existsSync(SHARED) ? SHARED : path.join(REPO, 'docs', 'spec', 'ssrf-sample-cases.json');
-const cases = JSON.parse(readFileSync(file, 'utf8')) as SampleCase[];
+const cases = JSON.parse(readFileSync(path.join(REPO, 'docs', 'spec', 'ssrf-sample-cases.json'), 'utf8')) as SampleCase[];
 
 function outcomeOf(sample: SampleCase): Outcome {
   if (sample.expect === 'rejected_or_unavailable') return 'rejected_or_unavailable';

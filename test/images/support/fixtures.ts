@@ -20,4 +20,3 @@ export const TLS_KEY = read('server.key');
 
 /** The repository root and the shared spec folder beside it (absent outside the workplace). */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
-export const SHARED_SPEC = path.resolve(REPO_ROOT, '..', 'shared', 'spec');
