@@ -52,7 +52,7 @@ const SELECT = statement(
 const TAKE_OVER = statement(
   'idempotency_take_over',
   `update idempotency_record set fingerprint = $3, status = 'in_progress', lease_expires_at = $4,
-  report_id = null, response = null, completed_at = null, expires_at = null, created_at = $5
+  report_id = null, completed_at = null, expires_at = null, created_at = $5
   where ${PK} and ((status = 'in_progress' and lease_expires_at <= $5) or (status = 'completed' and expires_at <= $5))`,
 );
 const RELEASE = statement(

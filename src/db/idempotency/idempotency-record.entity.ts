@@ -21,7 +21,6 @@ export const IdempotencyRecord = defineEntity({
     /** A claim whose lease has passed may be taken over (R14). */
     leaseExpiresAt: p.datetime(),
     report: () => p.manyToOne(EvidenceReport).ref().nullable().index(),
-    response: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw('now()'),
     completedAt: p.datetime().nullable(),
     /** Completed keys replay until then, then may be reused (R14). */
