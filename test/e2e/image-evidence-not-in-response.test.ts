@@ -4,13 +4,13 @@
 // With Gemini the 201 carries no image metadata at all. The offline generator (R25) derives its
 // description from image count, types and total size by design: there the MIME types may
 // appear inside the generated description text, and nothing else does.
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { client } from '../support/http-client.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
+import { geminiEnv } from './support/gemini-service.ts';
 import { IMAGES, startImageHost } from './support/image-host.ts';
 
 const RESULT_FIELDS = ['category', 'confidence', 'description', 'priority', 'riskFlags', 'suggestedNextStep', 'tags', 'title'];
@@ -27,9 +27,7 @@ describe('the 201 of image evidence carries no URL and no image metadata (spec 2
     services.offline = await startTestService({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32' });
     services.gemini = await startTestService({
       REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
-      REPORT_GENERATOR: 'gemini',
-      GEMINI_API_KEY: `test-key-${randomBytes(8).toString('hex')}`,
-      GEMINI_BASE_URL: gemini.baseUrl,
+      ...geminiEnv(gemini),
     });
   });
   after(async () => {

@@ -2,10 +2,10 @@
 // oversize with and without Content-Length, SVG, a declared type the bytes contradict, HTML, a
 // 404, and redirects to 169.254.169.254 and [::1] give 422 remote_evidence_image_rejected with
 // details {imageIndex} only; no report, no unit, no generator call, nothing internal said.
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
+import { geminiEnv } from './support/gemini-service.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { startImageHost, startV6Guard } from './support/image-host.ts';
 import { expectImageFailure } from './support/image-failure.ts';
@@ -38,9 +38,7 @@ describe('image hosts that misbehave give 422 remote_evidence_image_rejected thr
     service = await startTestService({
       REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
       IMAGE_MAX_BYTES: String(MAX_BYTES),
-      REPORT_GENERATOR: 'gemini',
-      GEMINI_API_KEY: `test-key-${randomBytes(8).toString('hex')}`,
-      GEMINI_BASE_URL: gemini.baseUrl,
+      ...geminiEnv(gemini),
     });
   });
   after(async () => {

@@ -1,10 +1,10 @@
 // Image hosts that cannot currently serve (spec 4.1 remote image rule 4, R22, R23): 500, 503,
 // 429 and a slow drip held past IMAGE_FETCH_TIMEOUT_MS give 503 remote_evidence_image_unavailable
 // with details {imageIndex} only; no report, no unit, no generator call, nothing internal said.
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
+import { geminiEnv } from './support/gemini-service.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { startImageHost } from './support/image-host.ts';
 import { expectImageFailure } from './support/image-failure.ts';
@@ -23,9 +23,7 @@ describe('image hosts that cannot serve now give 503 remote_evidence_image_unava
     service = await startTestService({
       REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
       IMAGE_FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS),
-      REPORT_GENERATOR: 'gemini',
-      GEMINI_API_KEY: `test-key-${randomBytes(8).toString('hex')}`,
-      GEMINI_BASE_URL: gemini.baseUrl,
+      ...geminiEnv(gemini),
     });
   });
   after(async () => {

@@ -9,6 +9,11 @@ import { LEVEL, startLoggedService, type CapturedLog } from './logged-service.ts
 
 export const GENERATOR_TIMEOUT_MS = 1500;
 
+/** The environment of a service that generates on the given fake Gemini, with a fresh key. */
+export function geminiEnv(gemini: FakeGemini, key = `test-key-${randomBytes(12).toString('hex')}`): Record<string, string> {
+  return { REPORT_GENERATOR: 'gemini', GEMINI_API_KEY: key, GEMINI_BASE_URL: gemini.baseUrl };
+}
+
 export interface GeminiRun {
   readonly service: TestService;
   readonly gemini: FakeGemini;
@@ -22,10 +27,8 @@ export async function startGeminiRun(env: Record<string, string> = {}): Promise<
   const geminiKey = `test-key-${randomBytes(12).toString('hex')}`;
   const model = `gemini-e2e-${randomBytes(4).toString('hex')}`;
   const { service, log } = await startLoggedService({
-    REPORT_GENERATOR: 'gemini',
-    GEMINI_API_KEY: geminiKey,
+    ...geminiEnv(gemini, geminiKey),
     GEMINI_MODEL: model,
-    GEMINI_BASE_URL: gemini.baseUrl,
     GENERATOR_TIMEOUT_MS: String(GENERATOR_TIMEOUT_MS),
     REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
     ...env,

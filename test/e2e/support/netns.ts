@@ -4,13 +4,13 @@
 // log of every outgoing TCP connection of this process, so that "no connection to a refused
 // address" is checked twice: by the listeners and at the socket.
 import net from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { ErrorCode } from '../../../src/errors/catalogue.ts';
 import { countCustomerRows, createCustomerFixture, type CustomerFixture } from '../../support/database.ts';
 import { client, type TestResponse } from '../../support/http-client.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { startFakeGemini, type FakeGemini } from '../../generation/fake-gemini-server.ts';
+import { geminiEnv } from './gemini-service.ts';
 import { PortGuard } from '../../images/support/port-guard.ts';
 import { errorOf, expectErrorCode, expectNoInternalDetail } from './leaks.ts';
 
@@ -121,9 +121,7 @@ export function hostileHarness(env: Record<string, string> = {}, extraGuardPorts
     const service = await startTestService({
       REMOTE_IMAGE_ALLOW_CIDRS: '',
       IMAGE_FETCH_TIMEOUT_MS: '2000',
-      REPORT_GENERATOR: 'gemini',
-      GEMINI_API_KEY: `test-key-${randomUUID()}`,
-      GEMINI_BASE_URL: gemini.baseUrl,
+      ...geminiEnv(gemini),
       ...env,
     });
     const customer = await createCustomerFixture();
