@@ -38,6 +38,25 @@ export interface Config {
   readonly bodyMaxBytes: number;
   readonly shutdownTimeoutMs: number;
   readonly dbPoolSize: number;
+  /** R33: taking or opening a database connection, at most this long. */
+  readonly dbConnectTimeoutMs: number;
+  /** R33: one statement (and idle in a transaction) at most this long. */
+  readonly dbStatementTimeoutMs: number;
+  /** R35: after SIGTERM, keep serving this long with /readyz at 503. */
+  readonly shutdownDrainMs: number;
+  /** R37: pending connections the listener queues (capped by the kernel's somaxconn). */
+  readonly listenBacklog: number;
+  /** R36: how often expired idempotency records, abandoned claims and rate-limit counters are swept. */
+  readonly idempotencySweepIntervalSeconds: number;
+  /** R38: normalized images fit this many pixels on their long side. */
+  readonly imageMaxDimension: number;
+  /** R38: decoded images above this many pixels are refused (decompression bomb). */
+  readonly imageMaxPixels: number;
+  /** R40: the Prometheus listener; undefined means no listener. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
+  /** R41: OTLP/HTTP endpoint; undefined means nothing is exported (and nothing is loaded). */
+  readonly otelExporterOtlpEndpoint: string | undefined;
   readonly logLevel: LogLevel;
 }
 
@@ -48,7 +67,7 @@ export class ConfigError extends Error {
 export const DEFAULT_GEMINI_MODEL = 'gemini-2.5-flash';
 
 type Spec =
-  | { kind: 'int'; min: number; max: number; def: number }
+  | { kind: 'int'; min: number; max: number; def?: number }
   | { kind: 'string'; def?: string; pattern?: string }
   | { kind: 'enum'; values: readonly string[]; def?: string }
   | { kind: 'url'; protocols: readonly string[] };
@@ -86,6 +105,16 @@ const VARS = {
   BODY_MAX_BYTES: { kind: 'int', min: 1024, max: 64 * 1024 * 1024, def: 1024 * 1024 },
   SHUTDOWN_TIMEOUT_MS: { kind: 'int', min: 0, max: 600_000, def: 10_000 },
   DB_POOL_SIZE: { kind: 'int', min: 1, max: 200, def: 10 },
+  DB_CONNECT_TIMEOUT_MS: { kind: 'int', min: 100, max: 120_000, def: 2_000 },
+  DB_STATEMENT_TIMEOUT_MS: { kind: 'int', min: 100, max: 600_000, def: 5_000 },
+  SHUTDOWN_DRAIN_MS: { kind: 'int', min: 0, max: 600_000, def: 0 },
+  LISTEN_BACKLOG: { kind: 'int', min: 1, max: 1_048_576, def: 4096 },
+  IDEMPOTENCY_SWEEP_INTERVAL_SECONDS: { kind: 'int', min: 1, max: 86_400, def: 300 },
+  IMAGE_MAX_DIMENSION: { kind: 'int', min: 16, max: 16_384, def: 2048 },
+  IMAGE_MAX_PIXELS: { kind: 'int', min: 256, max: 1_000_000_000, def: 40_000_000 },
+  METRICS_PORT: { kind: 'int', min: 0, max: 65535 },
+  METRICS_HOST: { kind: 'string', def: '127.0.0.1', pattern: '^\\S+$' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { kind: 'url', protocols: ['http:', 'https:'] },
   LOG_LEVEL: { kind: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], def: 'info' },
 } as const satisfies Record<string, Spec>;
 
@@ -207,6 +236,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyMaxBytes: int('BODY_MAX_BYTES'),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS'),
     dbPoolSize: int('DB_POOL_SIZE'),
+    dbConnectTimeoutMs: int('DB_CONNECT_TIMEOUT_MS'),
+    dbStatementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS'),
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS'),
+    listenBacklog: int('LISTEN_BACKLOG'),
+    idempotencySweepIntervalSeconds: int('IDEMPOTENCY_SWEEP_INTERVAL_SECONDS'),
+    imageMaxDimension: int('IMAGE_MAX_DIMENSION'),
+    imageMaxPixels: int('IMAGE_MAX_PIXELS'),
+    metricsPort: raw.METRICS_PORT === undefined ? undefined : int('METRICS_PORT'),
+    metricsHost: str('METRICS_HOST') ?? '127.0.0.1',
+    otelExporterOtlpEndpoint: str('OTEL_EXPORTER_OTLP_ENDPOINT'),
     logLevel: str('LOG_LEVEL') as LogLevel,
   });
 }

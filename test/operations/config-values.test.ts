@@ -21,6 +21,12 @@ const BAD: [variable: string, env: Record<string, string>][] = [
   ['REDIS_URL', { RATE_LIMIT_STORE: 'redis' }],
   ['REDIS_URL', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'http://127.0.0.1:6379' }],
   ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'ftp://gateway.example' }],
+  ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '0' }],
+  ['SHUTDOWN_DRAIN_MS', { SHUTDOWN_DRAIN_MS: '-1' }],
+  ['LISTEN_BACKLOG', { LISTEN_BACKLOG: 'deep' }],
+  ['IMAGE_MAX_PIXELS', { IMAGE_MAX_PIXELS: '1e9x' }],
+  ['METRICS_PORT', { METRICS_PORT: '65536' }],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }],
 ];
 
 describe('configuration values (operator-interface.md)', () => {
@@ -57,6 +63,17 @@ describe('configuration values (operator-interface.md)', () => {
       imageMaxRedirects: 3,
       imageMaxCount: 8,
       evidenceTextMaxChars: 20_000,
+      // The variables of the second round (R33 to R41).
+      dbConnectTimeoutMs: 2_000,
+      dbStatementTimeoutMs: 5_000,
+      shutdownDrainMs: 0,
+      listenBacklog: 4096,
+      idempotencySweepIntervalSeconds: 300,
+      imageMaxDimension: 2048,
+      imageMaxPixels: 40_000_000,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
+      otelExporterOtlpEndpoint: undefined,
       logLevel: 'info',
     });
     expect(config.remoteImageAllowCidrs).to.deep.equal([]);
