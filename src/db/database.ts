@@ -5,12 +5,18 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { applyMigrations } from './migrator.ts';
 import { ormOptions } from './orm-options.ts';
+import { answersWithin, guardPool } from './bounded-pool.ts';
+
+/** R33: /readyz answers within 2 s whatever the database does. */
+const READINESS_TIMEOUT_MS = 1_500;
 
 export interface Database {
   orm: MikroORM;
   url: string;
   /** True when this is the embedded database (owned by this process or another). */
   embedded: boolean;
+  /** True when the database answers `select 1` within READINESS_TIMEOUT_MS; never throws or hangs. */
+  isReady(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -28,7 +34,13 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
   const url = embedded?.url ?? (config.databaseUrl as string);
   let orm: MikroORM | undefined;
   try {
-    orm = await MikroORM.init(ormOptions(url, embedded?.poolMax ?? config.dbPoolSize, logger));
+    orm = await MikroORM.init(
+      ormOptions(url, embedded?.poolMax ?? config.dbPoolSize, logger, {
+        connectTimeoutMs: config.dbConnectTimeoutMs,
+        statementTimeoutMs: config.dbStatementTimeoutMs,
+      }),
+    );
+    guardPool(await orm.em.getConnection().getNativeClient());
     if (options.migrate) {
       const applied = await applyMigrations(orm);
       if (applied.length > 0) logger?.info({ migrations: applied }, 'migrations applied');
@@ -43,6 +55,7 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     orm: open,
     url,
     embedded: embedded !== undefined,
+    isReady: () => readiness(open),
     close: async () => {
       await open.close(true);
       await embedded?.close();
@@ -57,4 +70,14 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
  */
 export function newEntityManager(db: Database): EntityManager {
   return db.orm.em.fork();
+}
+
+/** Readiness through the same pool the requests use (R33): a wedged pool is not ready. */
+export function readiness(orm: MikroORM): Promise<boolean> {
+  const ping = async (): Promise<boolean> => {
+    const pool = await orm.em.getConnection().getNativeClient();
+    await pool.query('select 1');
+    return true;
+  };
+  return answersWithin(ping, READINESS_TIMEOUT_MS);
 }

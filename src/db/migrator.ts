@@ -1,17 +1,36 @@
 // Applies pending migrations (ruling R4): at start-up and by `npm run migrate`.
 import type { MikroORM } from '@mikro-orm/postgresql';
 
+import { setTimeout as sleep } from 'node:timers/promises';
+
 // Any constant: it only has to be the same in every process migrating this database.
 const MIGRATION_LOCK_KEY = 7_302_113_001;
+/** How long an instance waits for another one's migrations before its start fails (R34). */
+const MIGRATION_LOCK_WAIT_MS = 120_000;
+const MIGRATION_LOCK_POLL_MS = 100;
 
 /** Applies what is pending in one transaction and returns the names applied, in order. */
 export async function applyMigrations(orm: MikroORM): Promise<string[]> {
   await prepareMigrator(orm);
   const connection = orm.em.getConnection();
   const applied = await connection.transactional(async (trx) => {
-    // Two processes starting together (server and admin CLI) would otherwise both try to
-    // create the same tables; the second waits here, then finds nothing pending.
-    await connection.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY], 'run', trx);
+    // Ruling R34: instances starting together on an empty database (or a server and the admin
+    // CLI) would otherwise all create the same tables; the others wait here for the one that
+    // holds the lock, then find nothing pending. The wait is a poll of short statements rather
+    // than one blocking pg_advisory_xact_lock: every statement stays within the statement bound
+    // of R33, and the whole wait within MIGRATION_LOCK_WAIT_MS.
+    const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
+    for (;;) {
+      const [row] = await connection.execute<{ locked: boolean }[]>(
+        'select pg_try_advisory_xact_lock(?) as locked',
+        [MIGRATION_LOCK_KEY],
+        'all',
+        trx,
+      );
+      if (row?.locked) break;
+      if (Date.now() > deadline) throw new Error('another process held the migration lock for too long');
+      await sleep(MIGRATION_LOCK_POLL_MS);
+    }
     return orm.migrator.up({ transaction: trx });
   });
   return applied.map((migration) => migration.name);

@@ -4,8 +4,12 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from 'pino';
 import { ENTITIES } from './entities.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { boundedPoolOptions, type DatabaseBounds } from './bounded-pool.ts';
 
-export function ormOptions(url: string, poolMax: number, logger?: Logger): Options {
+/** R33's defaults, for callers without a configuration (tests, tools). */
+export const DEFAULT_BOUNDS: DatabaseBounds = { connectTimeoutMs: 2_000, statementTimeoutMs: 5_000 };
+
+export function ormOptions(url: string, poolMax: number, logger?: Logger, bounds: DatabaseBounds = DEFAULT_BOUNDS): Options {
   return defineConfig({
     clientUrl: url,
     entities: ENTITIES,
@@ -20,6 +24,8 @@ export function ormOptions(url: string, poolMax: number, logger?: Logger): Optio
     // metadata; without this, schema diffs (and generated migrations) would drop them.
     schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     pool: { max: poolMax },
+    // Handed to pg's Pool: every wait on the database is bounded (ruling R33).
+    driverOptions: boundedPoolOptions(bounds),
     // A wrong DATABASE_URL must fail, not quietly create a new empty database.
     ensureDatabase: false,
     colors: false,

@@ -13,6 +13,7 @@ import {
 import type { RateLimitStore } from '../config.ts';
 import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
 import { RateLimitStoreError, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
+import { boundedPoolOptions, guardPool, type DatabaseBounds } from '../db/bounded-pool.ts';
 
 export interface FlexibleRateLimiterOptions {
   store: RateLimitStore;
@@ -23,19 +24,23 @@ export interface FlexibleRateLimiterOptions {
   /** Pool size for the postgres store: one short upsert per request. */
   poolMax?: number;
   redisUrl?: string;
-  /** Upper bound of one store round trip; a store that hangs is a store that fails. */
-  timeoutMs?: number;
+  /**
+   * R33: connecting, and one store round trip, are bounded like every database wait; a store
+   * that hangs is a store that fails (503 rate_limit_unavailable, R20).
+   */
+  bounds: DatabaseBounds;
 }
 
 const KEY_PREFIX = EVIDENCE_REPORT_OPERATION;
 
 // Async because the Redis client is loaded only for the redis store (about 8 MiB resident).
 export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): Promise<RateLimiter> {
-  const timeoutMs = options.timeoutMs ?? 2_000;
+  const { connectTimeoutMs, statementTimeoutMs } = options.bounds;
   const common = { points: options.points, duration: options.windowSeconds, keyPrefix: KEY_PREFIX };
   let limiter: RateLimiterAbstract;
   let close: () => Promise<void> = async () => {};
   let firstConnection: Promise<void> = Promise.resolve();
+  let reconnectAfterTimeout: (error: unknown) => void = () => {};
   switch (options.store) {
     case 'memory':
       limiter = new RateLimiterMemory(common);
@@ -44,11 +49,11 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
       const pool = new pg.Pool({
         connectionString: options.databaseUrl,
         max: options.poolMax ?? 4,
-        connectionTimeoutMillis: timeoutMs,
-        query_timeout: timeoutMs,
+        ...boundedPoolOptions(options.bounds),
       });
       // An idle client that loses its server must not crash the process.
       pool.on('error', () => {});
+      guardPool(pool);
       // The library names its prepared statements ("rate_limit_counter:rlflx-upsert"). The
       // embedded database (R3) is one PGlite session shared by every connection, so a second
       // connection preparing the same name fails with 42P05 and every concurrent request got
@@ -71,16 +76,24 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
         // Fail fast instead of queueing commands while disconnected (fail closed, R20).
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
-        commandTimeout: timeoutMs,
-        connectTimeout: timeoutMs,
+        commandTimeout: statementTimeoutMs,
+        connectTimeout: connectTimeoutMs,
+        keepAlive: 10_000,
         lazyConnect: false,
       });
       client.on('error', () => {});
+      // A command that timed out leaves the connection waiting for an answer that may never come
+      // (a partition that does not close the socket): ioredis would keep that connection, and
+      // every later command would time out too. Reconnecting gives the next request a fresh one
+      // (issue 9: recover without a restart once Redis answers again).
+      reconnectAfterTimeout = (error) => {
+        if (error instanceof Error && /timed out/i.test(error.message)) client.disconnect(true);
+      };
       // The service listens before ioredis has made its first connection: a request arriving
       // then waits for it (at most the store timeout) instead of a 503 from a healthy Redis.
       // Later disconnections still fail fast (fail closed, R20).
       firstConnection = new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs).unref();
+        const timer = setTimeout(resolve, connectTimeoutMs).unref();
         client.once('ready', () => {
           clearTimeout(timer);
           resolve();
@@ -101,6 +114,7 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
         return decision(true, options, res);
       } catch (outcome) {
         if (outcome instanceof RateLimiterRes) return decision(false, options, outcome);
+        reconnectAfterTimeout(outcome);
         throw new RateLimitStoreError('rate-limit store unavailable', { cause: outcome });
       }
     },

@@ -51,3 +51,51 @@ describe('fail closed: the Redis rate-limit store behind a TCP proxy that is cut
     expect(res.status, 'recovered once Redis is reachable again').to.equal(201);
   });
 });
+
+describe('a partition between the service and the Redis rate-limit store is bounded and recovered from (R33)', function () {
+  this.timeout(60_000);
+  const ledger = new Ledger();
+  let proxy: TcpProxy;
+  let service: TestService;
+  let client: Caller;
+  const CONNECT_MS = 800;
+  const STATEMENT_MS = 1_200;
+
+  before(async () => {
+    proxy = await startTcpProxy('127.0.0.1', 6379);
+    const env = {
+      RATE_LIMIT_STORE: 'redis',
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      RATE_LIMIT_REQUESTS: '1000',
+      DB_CONNECT_TIMEOUT_MS: String(CONNECT_MS),
+      DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
+    };
+    service = await startTestService(await serviceEnv(env), { generator: new FakeReportGenerator() });
+    client = caller(service.url, await createCustomerFixture(), ledger);
+  });
+  after(async () => {
+    await service?.close();
+    await proxy?.close();
+    await ledger.verify();
+  });
+
+  it('blackholed: 503 rate_limit_unavailable within connect + statement + 1 s, nothing stored; passing again: 201 within 15 s', async () => {
+    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    proxy.blackhole();
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } }), 'rate_limit_unavailable');
+      expect(performance.now() - started).to.be.below(CONNECT_MS + STATEMENT_MS + 1_000);
+    }
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+    proxy.restore();
+    const restored = performance.now();
+    let res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } });
+    while (res.status !== 201 && performance.now() - restored < 15_000) {
+      expectError(res, 'rate_limit_unavailable');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } });
+    }
+    expect(res.status, 'recovered within 15 s once Redis answers again').to.equal(201);
+  });
+});

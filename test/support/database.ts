@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { bootstrap, type BootstrapInput } from '../../src/admin/bootstrap.ts';
 import { startEmbedded } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrator.ts';
@@ -63,15 +64,35 @@ export async function withEmptyDatabase(fn: (url: string) => Promise<void>): Pro
     }
     return;
   }
+  await withServerDatabase(fn);
+}
+
+/**
+ * The PostgreSQL server for what only a server can show (several sessions or instances on one
+ * database, R34, R36): the test database's server, or, when the suite runs on the embedded
+ * database, TEST_PG_SERVER_URL (default the local server, postgres://postgres@127.0.0.1:5432/postgres).
+ */
+export async function testServerUrl(): Promise<string> {
+  if (!(await testDatabaseIsPglite())) return testDatabaseUrl();
+  return process.env.TEST_PG_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+}
+
+/** Runs fn with the URL of a new, empty database on the PostgreSQL server of testServerUrl(). */
+export async function withServerDatabase(fn: (url: string) => Promise<void>): Promise<void> {
   const name = `ers_empty_${randomBytes(6).toString('hex')}`;
-  const em = await testEm();
-  await em.execute(`create database ${name}`);
+  const admin = new pg.Client({ connectionString: await testServerUrl() });
+  await admin.connect();
   try {
-    const url = new URL(testDatabaseUrl());
-    url.pathname = `/${name}`;
-    await fn(url.toString());
+    await admin.query(`create database ${name}`);
+    try {
+      const url = new URL(await testServerUrl());
+      url.pathname = `/${name}`;
+      await fn(url.toString());
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+    }
   } finally {
-    await em.execute(`drop database if exists ${name} with (force)`);
+    await admin.end();
   }
 }
 
