@@ -4,6 +4,7 @@
 // a port (clock, image fetcher, generator) or hand in an open database.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.ts';
@@ -25,6 +26,7 @@ import { CreateEvidenceReport } from './reports/create-evidence-report.ts';
 import { ReportStore } from './reports/report-store.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { CurrentUsageQuery } from './usage/current-usage.ts';
+import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -39,8 +41,15 @@ export interface RunningService {
   readonly url: string;
   readonly server: Server;
   readonly database: Database;
-  /** Graceful stop: no new connections, in-flight requests finish (bounded), then close. */
+  /** Stop: no new connections, in-flight requests finish (bounded by SHUTDOWN_TIMEOUT_MS), then close. */
   close(): Promise<void>;
+  /**
+   * SIGTERM (R35): /readyz turns 503 at once and answers carry `connection: close`; serving goes
+   * on for SHUTDOWN_DRAIN_MS, then close().
+   */
+  shutdown(): Promise<void>;
+  /** True from the moment shutdown (or close) began. */
+  readonly draining: boolean;
 }
 
 export async function startService(config: Config, logger: Logger, overrides: ServiceOverrides = {}): Promise<RunningService> {
@@ -64,8 +73,16 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     databaseUrl: database.url,
     poolMax: database.embedded ? 2 : Math.max(2, Math.ceil(config.dbPoolSize / 2)),
     redisUrl: config.redisUrl,
+    bounds: { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
   });
   const validateResult = createResultValidator(contract.document);
+  const idempotency = new IdempotencyStore({
+    sql,
+    clock,
+    log: logger,
+    leaseMs: idempotencyLeaseMs(config),
+    retentionMs: config.idempotencyRetentionHours * 3_600_000,
+  });
   const reports = new ReportStore(sql);
   const createReport = new CreateEvidenceReport({
     sql,
@@ -78,11 +95,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       languageMaxChars: config.languageMaxChars,
     },
     rateLimiter,
-    idempotency: new IdempotencyStore({
-      sql,
-      leaseMs: idempotencyLeaseMs(config),
-      retentionMs: config.idempotencyRetentionHours * 3_600_000,
-    }),
+    idempotency,
     reports,
     imageFetcher:
       overrides.imageFetcher ??
@@ -106,16 +119,33 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       createEvidenceReport: createEvidenceReport(createReport),
       getCurrentUsage: getCurrentUsage(new CurrentUsageQuery({ sql, clock })),
     },
-    isReady: () => database.orm.checkConnection().then((status) => status.ok),
+    isReady: async () => !draining && (await database.isReady()),
     bodyMaxBytes: config.bodyMaxBytes,
     onContractViolation: overrides.onContractViolation,
   });
 
-  const server = createServer({ requestTimeout: 120_000, headersTimeout: 30_000 }, app.callback());
+  // R35: from SIGTERM on, /readyz answers 503 and every answer closes its connection, so that
+  // neither a load balancer nor a client reuses a connection that is about to close.
+  let draining = false;
+  const handle = app.callback();
+  const server = createServer({ requestTimeout: 120_000, headersTimeout: 30_000 }, (req, res) => {
+    if (draining) res.setHeader('connection', 'close');
+    void handle(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+    // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being refused.
+    server.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => resolve());
   });
+  // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
+  // the background, by one instance at a time.
+  const sweeper = new ExpirySweeper({
+    pool: await orm.em.getConnection().getNativeClient(),
+    clock,
+    log: logger,
+    intervalMs: config.idempotencySweepIntervalSeconds * 1000,
+  });
+  sweeper.start();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -123,13 +153,40 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      draining = true;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
       clearTimeout(timer);
-      await rateLimiter.close().catch(() => undefined);
-      if (ownsDatabase) await database.close();
+      idempotency.close();
+      await settleWithin(sweeper.stop(), CLOSE_DEPENDENCY_MS);
+      // A database or store that hangs must not hold the exit (R33, R35): each close is bounded.
+      await settleWithin(rateLimiter.close(), CLOSE_DEPENDENCY_MS);
+      if (ownsDatabase) await settleWithin(database.close(), CLOSE_DEPENDENCY_MS);
     })());
-  return { url, server, database, close };
+  const shutdown = async () => {
+    draining = true;
+    await sleep(config.shutdownDrainMs);
+    await close();
+  };
+  return {
+    url,
+    server,
+    database,
+    close,
+    shutdown,
+    get draining() {
+      return draining;
+    },
+  };
+}
+
+/** How long closing one dependency may take once the requests are done. */
+const CLOSE_DEPENDENCY_MS = 400;
+
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

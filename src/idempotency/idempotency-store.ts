@@ -6,7 +6,10 @@
 import { EVIDENCE_REPORTS_PRODUCT } from '../db/entitlements/product-entitlement.entity.ts';
 import { statement, type Sql } from '../db/sql.ts';
 import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
-
+import type { Logger } from 'pino';
+import type { Clock } from '../shared/clock.ts';
+import { describeCause } from '../shared/describe-cause.ts';
+import { ReleaseRetry } from './release-retry.ts';
 
 export interface IdempotencyClaim {
   readonly customerId: string;
@@ -66,13 +69,17 @@ export interface IdempotencyStoreOptions {
   sql: Sql;
   leaseMs: number;
   retentionMs: number;
+  clock: Clock;
+  log?: Pick<Logger, 'warn' | 'info'>;
 }
 
 export class IdempotencyStore {
   readonly #options: IdempotencyStoreOptions;
+  readonly #retry: ReleaseRetry;
 
   constructor(options: IdempotencyStoreOptions) {
     this.#options = options;
+    this.#retry = new ReleaseRetry({ release: (claim) => this.#releaseOnce(claim), clock: options.clock, log: options.log });
   }
 
   /** Throws on a database failure; the stage maps that to idempotency_unavailable. */
@@ -110,8 +117,35 @@ export class IdempotencyStore {
     return { key: claim.key, leaseExpiresAt: claim.leaseExpiresAt, expiresAt };
   }
 
-  /** Ruling R14: a failed request gives its key back so the client can retry with it. */
+  /**
+   * Ruling R14: a failed request gives its key back so the client can retry with it. Never
+   * throws: a release that fails is retried in the background until it succeeds or its lease
+   * passes (R36), so the key is free again as soon as the database answers.
+   */
   async release(claim: IdempotencyClaim): Promise<void> {
+    try {
+      await this.#releaseOnce(claim);
+    } catch (cause) {
+      this.#options.log?.warn({ cause: describeCause(cause) }, 'could not release an idempotency claim; retrying in the background');
+      this.#retry.add(claim);
+    }
+  }
+
+  /** Claims whose release failed and is still being retried. */
+  get pendingReleases(): number {
+    return this.#retry.size;
+  }
+
+  /** Retries the failed releases now (tests; the background timer does it by itself). */
+  retryReleases(): Promise<void> {
+    return this.#retry.retryNow();
+  }
+
+  close(): void {
+    this.#retry.stop();
+  }
+
+  async #releaseOnce(claim: IdempotencyClaim): Promise<void> {
     await this.#options.sql.count(RELEASE, [claim.customerId, claim.key, claim.leaseExpiresAt]);
   }
 }

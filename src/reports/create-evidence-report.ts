@@ -17,7 +17,6 @@ import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.
 import type { Clock } from '../shared/clock.ts';
 import type { CreateEvidenceReportRequest, EvidenceReportBody, PipelineState, Stage } from './pipeline-state.ts';
 import type { ReportStore } from './report-store.ts';
-import { describeCause } from '../shared/describe-cause.ts';
 import { applyIdempotency } from './stages/apply-idempotency.ts';
 import { applyRateLimit } from './stages/apply-rate-limit.ts';
 import { buildResponse } from './stages/build-response.ts';
@@ -98,13 +97,8 @@ export class CreateEvidenceReport {
     return { body: state.response.body, replayed: state.response.replayed, rateLimit: state.rateLimit };
   }
 
-  /** Ruling R14: give the key back after a failure; if even that fails, the lease expires. */
+  /** Ruling R14: give the key back after a failure (retried in the background if that fails, R36). */
   async #release(state: PipelineState): Promise<void> {
-    if (!state.claim) return;
-    try {
-      await this.#deps.idempotency.release(state.claim);
-    } catch (err) {
-      this.#deps.log.warn({ cause: describeCause(err) }, 'could not release an idempotency claim; it expires with its lease');
-    }
+    if (state.claim) await this.#deps.idempotency.release(state.claim);
   }
 }

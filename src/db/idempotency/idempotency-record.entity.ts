@@ -26,5 +26,7 @@ export const IdempotencyRecord = defineEntity({
     /** Completed keys replay until then, then may be reused (R14). */
     expiresAt: p.datetime().nullable().index(),
   },
+  // The sweep of abandoned claims (R36) reads only claims in progress.
+  indexes: [{ name: 'idempotency_record_claim_lease_index', properties: ['leaseExpiresAt'], where: "status = 'in_progress'" }],
 });
 export type IdempotencyRecord = InferEntity<typeof IdempotencyRecord>;

@@ -6,10 +6,12 @@ import { Migration20261121000000_initial_schema } from './Migration2026112100000
 import { Migration20261121000100_usage_counter_trigger } from './Migration20261121000100_usage_counter_trigger.ts';
 import { Migration20261121000200_record_evidence_report } from './Migration20261121000200_record_evidence_report.ts';
 import { Migration20261121000300_idempotency_drop_response } from './Migration20261121000300_idempotency_drop_response.ts';
+import { Migration20261123000000_sweep_indexes } from './Migration20261123000000_sweep_indexes.ts';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_initial_schema', class: Migration20261121000000_initial_schema },
   { name: 'Migration20261121000100_usage_counter_trigger', class: Migration20261121000100_usage_counter_trigger },
   { name: 'Migration20261121000200_record_evidence_report', class: Migration20261121000200_record_evidence_report },
   { name: 'Migration20261121000300_idempotency_drop_response', class: Migration20261121000300_idempotency_drop_response },
+  { name: 'Migration20261123000000_sweep_indexes', class: Migration20261123000000_sweep_indexes },
 ];

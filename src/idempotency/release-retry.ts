@@ -1,0 +1,87 @@
+// Ruling R14 and R36: a request that fails after claiming its Idempotency-Key gives the key
+// back. When even that release fails (the database is unreachable: the very failure that ended
+// the request, often), the claim would stay in progress for its whole lease, and a client that
+// follows the contract's advice (503, retry with the same key) would get 409
+// idempotency_in_progress for a minute although its request is long over (issue 9). So failed
+// releases are kept here and retried in the background, with a growing pause, until they
+// succeed or their lease passes (after which the key can be taken over anyway, R14).
+import type { Logger } from 'pino';
+import type { Clock } from '../shared/clock.ts';
+import { describeCause } from '../shared/describe-cause.ts';
+
+export interface ReleasableClaim {
+  readonly customerId: string;
+  readonly key: string;
+  readonly leaseExpiresAt: string;
+}
+
+export interface ReleaseRetryOptions {
+  release(claim: ReleasableClaim): Promise<void>;
+  clock: Clock;
+  log?: Pick<Logger, 'warn' | 'info'>;
+  firstDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export class ReleaseRetry {
+  readonly #options: ReleaseRetryOptions;
+  readonly #pending = new Map<string, ReleasableClaim>();
+  #timer: NodeJS.Timeout | undefined;
+  #delayMs: number;
+  #stopped = false;
+
+  constructor(options: ReleaseRetryOptions) {
+    this.#options = options;
+    this.#delayMs = options.firstDelayMs ?? 200;
+  }
+
+  /** Claims still waiting for their release. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Keeps a claim whose release failed, and schedules an attempt. */
+  add(claim: ReleasableClaim): void {
+    if (this.#stopped) return;
+    this.#pending.set(`${claim.customerId}\u0000${claim.key}\u0000${claim.leaseExpiresAt}`, claim);
+    this.#schedule();
+  }
+
+  /** One pass over the pending claims (the timer's work; tests call it directly). */
+  async retryNow(): Promise<void> {
+    const now = this.#options.clock.now().getTime();
+    let failed = 0;
+    for (const [id, claim] of this.#pending) {
+      if (new Date(claim.leaseExpiresAt).getTime() <= now) {
+        this.#pending.delete(id); // the lease has passed: the key can be taken over (R14)
+        continue;
+      }
+      try {
+        await this.#options.release(claim);
+        this.#pending.delete(id);
+        this.#options.log?.info('a failed idempotency claim release succeeded on retry');
+      } catch (cause) {
+        failed += 1;
+        if (failed === 1) this.#options.log?.warn({ cause: describeCause(cause) }, 'idempotency claim release still failing');
+      }
+    }
+    this.#delayMs = failed > 0 ? Math.min(this.#delayMs * 2, this.#options.maxDelayMs ?? 2_000) : (this.#options.firstDelayMs ?? 200);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#stopped || this.#pending.size === 0) return;
+    this.#timer = setTimeout(() => {
+      void this.retryNow().finally(() => {
+        this.#timer = undefined;
+        this.#schedule();
+      });
+    }, this.#delayMs);
+    this.#timer.unref();
+  }
+}
