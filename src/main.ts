@@ -24,8 +24,14 @@ try {
   }
   logger.info({ url: service.url, generator: config.reportGenerator, rateLimitStore: config.rateLimitStore }, 'listening');
   const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    service.close().then(
+    logger.info({ signal, drainMs: config.shutdownDrainMs }, 'shutting down: draining, then finishing in-flight requests');
+    // R35: whatever hangs (a request, a database behind a partition), the process ends within
+    // SHUTDOWN_DRAIN_MS + SHUTDOWN_TIMEOUT_MS plus a second.
+    setTimeout(() => {
+      logger.error('shutdown bound passed with work still open: exiting');
+      process.exit(0);
+    }, config.shutdownDrainMs + config.shutdownTimeoutMs + 800).unref();
+    service.shutdown().then(
       () => process.exit(0),
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
