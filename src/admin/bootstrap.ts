@@ -2,10 +2,10 @@
 // entitlement + one key, in one transaction, for a customer ready to call the API.
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Customer } from '../db/customers/customer.entity.ts';
-import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from '../db/entitlements/product-entitlement.entity.ts';
-import { Plan } from '../db/plans/plan.entity.ts';
-import { Subscription } from '../db/plans/subscription.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
+import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from '../plans/product-entitlement.entity.ts';
+import { Plan } from '../plans/plan.entity.ts';
+import { Subscription } from '../plans/subscription.entity.ts';
 import { AdminInputError } from './admin-error.ts';
 import { addKey, type CreatedKey } from './keys.ts';
 import { requireMonthlyLimit } from './plans.ts';

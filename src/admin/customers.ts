@@ -1,7 +1,7 @@
 // customer create / activate / deactivate (operator-interface.md). An inactive customer's
 // keys are all invalid (ruling R19) and the change applies on the next request (R21).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Customer, type CustomerStatus } from '../db/customers/customer.entity.ts';
+import { Customer, type CustomerStatus } from '../accounts/customer.entity.ts';
 import { requireCustomer, requireNonBlank } from './lookups.ts';
 
 export async function createCustomer(em: EntityManager, input: { name: string }): Promise<{ customerId: string }> {

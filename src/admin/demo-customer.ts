@@ -4,7 +4,7 @@
 import { unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Customer } from '../db/customers/customer.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
 import { newEntityManager, type Database } from '../db/database.ts';
 import { bootstrap } from './bootstrap.ts';
 

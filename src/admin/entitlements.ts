@@ -1,7 +1,7 @@
 // entitlement grant / revoke (operator-interface.md): the row of product `evidence_reports`
 // (rulings R12, R19), kept when revoked so the decision is visible, read on every request (R21).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from '../db/entitlements/product-entitlement.entity.ts';
+import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from '../plans/product-entitlement.entity.ts';
 import { requireCustomer } from './lookups.ts';
 
 export async function setEntitlement(

@@ -1,9 +1,9 @@
 // key create / revoke / deactivate / activate / list (operator-interface.md, ruling R26).
 // The key itself exists only in createKey's result: it is printed once and never logged.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKey, type ApiKeyStatus } from '../db/api-keys/api-key.entity.ts';
-import { generateApiKeySecret } from '../db/api-keys/api-key-secret.ts';
-import type { Customer } from '../db/customers/customer.entity.ts';
+import { ApiKey, type ApiKeyStatus } from '../accounts/api-key.entity.ts';
+import { generateApiKeySecret } from '../accounts/api-key-secret.ts';
+import type { Customer } from '../accounts/customer.entity.ts';
 import { AdminInputError } from './admin-error.ts';
 import { requireApiKey, requireCustomer, requireNonBlank } from './lookups.ts';
 

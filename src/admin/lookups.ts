@@ -1,8 +1,8 @@
 // Look-ups that turn an operator's identifier into a row, or a one-line AdminInputError.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKey } from '../db/api-keys/api-key.entity.ts';
-import { Customer } from '../db/customers/customer.entity.ts';
-import { Plan } from '../db/plans/plan.entity.ts';
+import { ApiKey } from '../accounts/api-key.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
+import { Plan } from '../plans/plan.entity.ts';
 import { AdminInputError } from './admin-error.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,7 +1,7 @@
 // plan create (operator-interface.md, ruling R18): a catalogue row with a monthly limit for
 // `evidence_report` and whether customers on it may read their usage.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Plan } from '../db/plans/plan.entity.ts';
+import { Plan } from '../plans/plan.entity.ts';
 import { AdminInputError } from './admin-error.ts';
 
 const PLAN_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -1,7 +1,7 @@
 // subscribe / unsubscribe (operator-interface.md, ruling R18): a customer's active plan is
 // its one active subscription; the partial unique index on subscription enforces "one".
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Subscription } from '../db/plans/subscription.entity.ts';
+import { Subscription } from '../plans/subscription.entity.ts';
 import { requireCustomer, requirePlan } from './lookups.ts';
 
 // Ends the active subscription with a direct UPDATE: it must reach the database before the

@@ -2,7 +2,7 @@
 // the active plan, 0 without one, in the shape of the current-usage response (spec 2.7).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findActivePlan } from '../db/plans/plan-queries.ts';
-import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
 import { usedInPeriod } from '../db/usage/usage-queries.ts';
 import { monthPeriod } from '../usage/period.ts';
 import { requireCustomer } from './lookups.ts';

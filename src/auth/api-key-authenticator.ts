@@ -2,7 +2,7 @@
 // is looked up on every request (no caching of decisions, R21); a key that is not active, or
 // whose customer is not active, is the same 401 invalid_api_key (the lifecycle is not
 // revealed); a lookup that cannot complete fails closed with 503.
-import { hashApiKey } from '../db/api-keys/api-key-secret.ts';
+import { hashApiKey } from '../accounts/api-key-secret.ts';
 import { statement, type Sql } from '../db/sql.ts';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';

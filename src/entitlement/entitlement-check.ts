@@ -1,6 +1,6 @@
 // Product entitlement (spec section 5 item 8, rulings R19, R21): a row per customer and
 // product, read on every request; a missing or inactive row is 403 product_not_entitled.
-import { EVIDENCE_REPORTS_PRODUCT } from '../db/entitlements/product-entitlement.entity.ts';
+import { EVIDENCE_REPORTS_PRODUCT } from '../plans/product-entitlement.entity.ts';
 import { statement, type Sql } from '../db/sql.ts';
 
 

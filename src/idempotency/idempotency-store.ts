@@ -3,9 +3,9 @@
 // lease_expires_at doubles as the fencing token of a claim: a takeover only happens once the
 // old lease has passed and sets a later one, so two claims never share a value, and completion()
 // and release() touch only the claim they were given.
-import { EVIDENCE_REPORTS_PRODUCT } from '../db/entitlements/product-entitlement.entity.ts';
+import { EVIDENCE_REPORTS_PRODUCT } from '../plans/product-entitlement.entity.ts';
 import { statement, type Sql } from '../db/sql.ts';
-import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
 import { describeCause } from '../shared/describe-cause.ts';

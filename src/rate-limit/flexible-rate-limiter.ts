@@ -11,7 +11,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { RateLimitStore } from '../config.ts';
-import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
 import { RateLimitStoreError, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 import { boundedPoolOptions, guardPool, type DatabaseBounds } from '../db/bounded-pool.ts';
 

@@ -2,7 +2,7 @@
 // generator added, a stored column) can reach the response (spec 2.2, ruling R24).
 import type { ReportResult } from '../generation/report-generator.ts';
 import { copyReportResult } from '../generation/result-schema.ts';
-import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
 import type { EvidenceReportBody } from './pipeline-state.ts';
 
 export function publicReport(id: string, result: ReportResult): EvidenceReportBody {

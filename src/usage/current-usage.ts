@@ -6,7 +6,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import type { Clock } from '../shared/clock.ts';
 import { monthPeriod } from './period.ts';
-import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
+import { EVIDENCE_REPORT_OPERATION } from './usage-record.entity.ts';
 import { readPlanUsage } from './plan-usage.ts';
 
 export type CurrentUsage = components['schemas']['CurrentUsage'];

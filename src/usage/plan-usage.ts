@@ -3,7 +3,7 @@
 // the same transaction as every usage record by a trigger, rulings R15 and R17), so the read
 // costs the same at zero and at a million records.
 import { statement, type Sql } from '../db/sql.ts';
-import { EVIDENCE_REPORT_OPERATION } from '../db/usage/usage-record.entity.ts';
+import { EVIDENCE_REPORT_OPERATION } from './usage-record.entity.ts';
 
 
 export interface PlanUsage {

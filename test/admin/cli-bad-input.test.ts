@@ -3,7 +3,7 @@
 // stdout, and changes nothing.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { Plan } from '../../src/db/plans/plan.entity.ts';
+import { Plan } from '../../src/plans/plan.entity.ts';
 import { countAllRows, countCustomerRows, createCustomerFixture, testEm } from '../support/database.ts';
 import { admin } from './run-admin.ts';
 

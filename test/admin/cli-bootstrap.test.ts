@@ -3,11 +3,11 @@
 // hash and prefix are stored (R26); the plan's usage visibility follows --usage-hidden (R18).
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { ApiKey } from '../../src/db/api-keys/api-key.entity.ts';
-import { Customer } from '../../src/db/customers/customer.entity.ts';
-import { ProductEntitlement } from '../../src/db/entitlements/product-entitlement.entity.ts';
+import { ApiKey } from '../../src/accounts/api-key.entity.ts';
+import { Customer } from '../../src/accounts/customer.entity.ts';
+import { ProductEntitlement } from '../../src/plans/product-entitlement.entity.ts';
 import { findActivePlan } from '../../src/db/plans/plan-queries.ts';
-import { Subscription } from '../../src/db/plans/subscription.entity.ts';
+import { Subscription } from '../../src/plans/subscription.entity.ts';
 import { countCustomerRows, testEm } from '../support/database.ts';
 import { adminJson, keysOf } from './run-admin.ts';
 

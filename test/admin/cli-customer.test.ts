@@ -1,7 +1,7 @@
 // `admin customer create|deactivate|activate` (operator-interface.md). An inactive customer
 // has only invalid keys (R19); the status is read on every request (R21).
 import { expect } from 'chai';
-import { Customer } from '../../src/db/customers/customer.entity.ts';
+import { Customer } from '../../src/accounts/customer.entity.ts';
 import { countCustomerRows, testEm } from '../support/database.ts';
 import { admin, adminJson, keysOf } from './run-admin.ts';
 

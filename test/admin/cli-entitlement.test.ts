@@ -1,7 +1,7 @@
 // `admin entitlement grant|revoke` (operator-interface.md): the row of product
 // `evidence_reports` per customer, active or not (rulings R12, R19).
 import { expect } from 'chai';
-import { ProductEntitlement } from '../../src/db/entitlements/product-entitlement.entity.ts';
+import { ProductEntitlement } from '../../src/plans/product-entitlement.entity.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { adminJson } from './run-admin.ts';
 

@@ -2,7 +2,7 @@
 // key is shown once; R27: timestamps RFC 3339 UTC with Z).
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { ApiKey } from '../../src/db/api-keys/api-key.entity.ts';
+import { ApiKey } from '../../src/accounts/api-key.entity.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { admin, adminJson, keysOf } from './run-admin.ts';
 

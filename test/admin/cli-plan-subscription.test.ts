@@ -2,9 +2,9 @@
 // active plan is the one active subscription; subscribing ends the previous one.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { Plan } from '../../src/db/plans/plan.entity.ts';
+import { Plan } from '../../src/plans/plan.entity.ts';
 import { findActivePlan } from '../../src/db/plans/plan-queries.ts';
-import { Subscription } from '../../src/db/plans/subscription.entity.ts';
+import { Subscription } from '../../src/plans/subscription.entity.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { adminJson, keysOf } from './run-admin.ts';
 

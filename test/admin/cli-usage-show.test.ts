@@ -2,7 +2,7 @@
 // total from the usage counter (R17), the limit of the active plan (R18, 0 without one) and
 // max(limit - used, 0), in the shape of spec 2.7.
 import { expect } from 'chai';
-import { UsageRecord } from '../../src/db/usage/usage-record.entity.ts';
+import { UsageRecord } from '../../src/usage/usage-record.entity.ts';
 import { monthPeriod } from '../../src/usage/period.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { adminJson, keysOf } from './run-admin.ts';

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { ensureDemoCustomer } from '../../src/admin/demo-customer.ts';
 import { loadConfig } from '../../src/config.ts';
-import { ApiKey } from '../../src/db/api-keys/api-key.entity.ts';
-import { hashApiKey } from '../../src/db/api-keys/api-key-secret.ts';
-import { Customer } from '../../src/db/customers/customer.entity.ts';
+import { ApiKey } from '../../src/accounts/api-key.entity.ts';
+import { hashApiKey } from '../../src/accounts/api-key-secret.ts';
+import { Customer } from '../../src/accounts/customer.entity.ts';
 import { newEntityManager, openDatabase, type Database } from '../../src/db/database.ts';
-import { ProductEntitlement } from '../../src/db/entitlements/product-entitlement.entity.ts';
+import { ProductEntitlement } from '../../src/plans/product-entitlement.entity.ts';
 import { findActivePlan } from '../../src/db/plans/plan-queries.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 

@@ -2,7 +2,7 @@
 // and a short display prefix are stored. The characters are drawn without modulo bias.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { generateApiKeySecret, hashApiKey, randomBase62 } from '../../src/db/api-keys/api-key-secret.ts';
+import { generateApiKeySecret, hashApiKey, randomBase62 } from '../../src/accounts/api-key-secret.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { Customer } from '../../src/db/customers/customer.entity.ts';
+import { Customer } from '../../src/accounts/customer.entity.ts';
 import { newEntityManager, openDatabase } from '../../src/db/database.ts';
 import { LOCK_FILE_NAME } from '../../src/db/embedded-lock.ts';
 

@@ -2,7 +2,7 @@
 // index subscription_one_active_per_customer makes a second active row impossible, while
 // any number of ended subscriptions remain as history.
 import { expect } from 'chai';
-import { Subscription } from '../../src/db/plans/subscription.entity.ts';
+import { Subscription } from '../../src/plans/subscription.entity.ts';
 import { isUniqueViolation } from '../../src/db/errors.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 

@@ -4,8 +4,8 @@
 import { expect } from 'chai';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApiKey } from '../../src/db/api-keys/api-key.entity.ts';
-import { Customer } from '../../src/db/customers/customer.entity.ts';
+import { ApiKey } from '../../src/accounts/api-key.entity.ts';
+import { Customer } from '../../src/accounts/customer.entity.ts';
 import { isUniqueViolation } from '../../src/db/errors.ts';
 import { testOrm, withEmbeddedDatabase } from '../support/database.ts';
 

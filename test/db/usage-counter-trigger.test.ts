@@ -4,8 +4,8 @@
 // source of truth).
 import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UsageCounter } from '../../src/db/usage/usage-counter.entity.ts';
-import { UsageRecord } from '../../src/db/usage/usage-record.entity.ts';
+import { UsageCounter } from '../../src/usage/usage-counter.entity.ts';
+import { UsageRecord } from '../../src/usage/usage-record.entity.ts';
 import { usedInPeriod } from '../../src/db/usage/usage-queries.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 

@@ -1,7 +1,7 @@
 // Reading usage totals (rulings R15, R17): one primary-key lookup in usage_counter, which
 // the trigger keeps equal to the sum of usage_record for that customer, operation and month.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UsageCounter } from './usage-counter.entity.ts';
+import { UsageCounter } from '../../usage/usage-counter.entity.ts';
 
 /** Units recorded for the customer and operation in the UTC month starting at periodStart. */
 export async function usedInPeriod(

@@ -4,7 +4,7 @@
 import type { Sql } from '../../db/sql.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { monthPeriod } from '../../usage/period.ts';
-import { EVIDENCE_REPORT_OPERATION } from '../../db/usage/usage-record.entity.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../../usage/usage-record.entity.ts';
 import { readPlanUsage } from '../../usage/plan-usage.ts';
 import type { PipelineState, Stage } from '../pipeline-state.ts';
 

@@ -3,7 +3,7 @@
 // The monthly total lives in usage_counter, kept exact by a trigger on this table.
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Customer } from '../customers/customer.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
 import { EvidenceReport } from '../reports/evidence-report.entity.ts';
 
 /** The only billable operation today (spec section 1). */

@@ -1,6 +1,6 @@
 // Product entitlement: one row per customer and product, active or not (rulings R12, R19).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Customer } from '../customers/customer.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
 
 /** The product a customer must be entitled to before creating reports (ruling R12). */
 export const EVIDENCE_REPORTS_PRODUCT = 'evidence_reports';

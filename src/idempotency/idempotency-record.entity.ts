@@ -1,7 +1,7 @@
 // Idempotency claims and completed results (rulings R12, R14). The scope is customer +
 // product + operation + key (R12), so two keys of one customer share it.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Customer } from '../customers/customer.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
 import { EvidenceReport } from '../reports/evidence-report.entity.ts';
 
 export const IDEMPOTENCY_STATUSES = ['in_progress', 'completed'] as const;

@@ -1,7 +1,7 @@
 // API keys (ruling R26): only the SHA-256 of the key and a display prefix are stored.
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Customer } from '../customers/customer.entity.ts';
+import { Customer } from './customer.entity.ts';
 
 export const API_KEY_STATUSES = ['active', 'inactive', 'revoked'] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];

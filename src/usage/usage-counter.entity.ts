@@ -2,7 +2,7 @@
 // the trigger on usage_record (migration "usage counter trigger"), so the quota check reads
 // one row instead of summing a month of records. Never write it from the application.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Customer } from '../customers/customer.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
 
 export const UsageCounter = defineEntity({
   name: 'UsageCounter',

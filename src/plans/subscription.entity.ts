@@ -2,7 +2,7 @@
 // index makes "one active subscription per customer" a database fact, not a hope.
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Customer } from '../customers/customer.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
 import { Plan } from './plan.entity.ts';
 
 export const SUBSCRIPTION_STATUSES = ['active', 'ended'] as const;

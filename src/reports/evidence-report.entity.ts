@@ -2,8 +2,8 @@
 // report and its usage unit commit in one transaction (ruling R15).
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Customer } from '../customers/customer.entity.ts';
-import { ApiKey } from '../api-keys/api-key.entity.ts';
+import { Customer } from '../accounts/customer.entity.ts';
+import { ApiKey } from '../accounts/api-key.entity.ts';
 
 /** What is kept of a fetched image: never its bytes, never its URL's content. */
 export interface StoredImageMetadata {
