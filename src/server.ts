@@ -18,14 +18,14 @@ import type { ContractViolation } from './http/contract-guard.ts';
 import { loadContract } from './http/contract.ts';
 import { createEvidenceReport } from './http/handlers/create-evidence-report.ts';
 import { getCurrentUsage } from './http/handlers/get-current-usage.ts';
-import { IdempotencyStore } from './idempotency/idempotency-store.ts';
+import { PgIdempotencyStore } from './idempotency/pg-idempotency-store.ts';
 import { HttpImageFetcher } from './images/http-image-fetcher.ts';
 import type { ImageFetcher } from './images/image-fetcher.ts';
 import { createFlexibleRateLimiter } from './rate-limit/flexible-rate-limiter.ts';
 import { CreateEvidenceReport } from './reports/create-evidence-report.ts';
-import { ReportStore } from './reports/report-store.ts';
+import { PgReportRepository } from './reports/pg-report-repository.ts';
+import { PgApiKeyDirectory } from './accounts/pg-api-key-directory.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
-import { CurrentUsageQuery } from './usage/current-usage.ts';
 import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
 
 export interface ServiceOverrides {
@@ -70,24 +70,20 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     store: config.rateLimitStore,
     points: config.rateLimitRequests,
     windowSeconds: config.rateLimitWindowSeconds,
-    databaseUrl: database.url,
-    poolMax: database.embedded ? 2 : Math.max(2, Math.ceil(config.dbPoolSize / 2)),
+    sql,
     redisUrl: config.redisUrl,
     bounds: { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
   });
   const validateResult = createResultValidator(contract.document);
-  const idempotency = new IdempotencyStore({
+  const idempotency = new PgIdempotencyStore({
     sql,
     clock,
     log: logger,
     leaseMs: idempotencyLeaseMs(config),
     retentionMs: config.idempotencyRetentionHours * 3_600_000,
   });
-  const reports = new ReportStore(sql);
   const createReport = new CreateEvidenceReport({
-    sql,
     clock,
-    log: logger,
     limits: {
       textMaxChars: config.evidenceTextMaxChars,
       imageMaxCount: config.imageMaxCount,
@@ -96,7 +92,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     },
     rateLimiter,
     idempotency,
-    reports,
+    reports: new PgReportRepository(sql),
     imageFetcher:
       overrides.imageFetcher ??
       new HttpImageFetcher({
@@ -110,14 +106,14 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     generator: overrides.generator ?? (await createReportGenerator(config, contract.document, logger)),
     validateResult,
   });
-  const authenticator = new ApiKeyAuthenticator({ sql, clock, log: logger });
+  const authenticator = new ApiKeyAuthenticator({ keys: new PgApiKeyDirectory(sql), clock, log: logger });
   const app = await createApp({
     logger,
     contract,
     authenticate: (key) => authenticator.authenticate(key),
     operations: {
       createEvidenceReport: createEvidenceReport(createReport),
-      getCurrentUsage: getCurrentUsage(new CurrentUsageQuery({ sql, clock })),
+      getCurrentUsage,
     },
     isReady: async () => !draining && (await database.isReady()),
     bodyMaxBytes: config.bodyMaxBytes,
@@ -140,7 +136,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
   // the background, by one instance at a time.
   const sweeper = new ExpirySweeper({
-    pool: await orm.em.getConnection().getNativeClient(),
+    pool: sql.pool,
     clock,
     log: logger,
     intervalMs: config.idempotencySweepIntervalSeconds * 1000,

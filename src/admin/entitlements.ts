@@ -1,7 +1,7 @@
 // entitlement grant / revoke (operator-interface.md): the row of product `evidence_reports`
 // (rulings R12, R19), kept when revoked so the decision is visible, read on every request (R21).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from '../plans/product-entitlement.entity.ts';
+import { PlanRepository } from '../plans/plan-repository.ts';
 import { requireCustomer } from './lookups.ts';
 
 export async function setEntitlement(
@@ -10,9 +10,7 @@ export async function setEntitlement(
 ): Promise<{ customerId: string; entitled: boolean }> {
   return em.transactional(async (tx) => {
     const customer = await requireCustomer(tx, input.customerId);
-    const existing = await tx.findOne(ProductEntitlement, { customer, product: EVIDENCE_REPORTS_PRODUCT });
-    if (existing) existing.active = input.entitled;
-    else tx.create(ProductEntitlement, { customer, product: EVIDENCE_REPORTS_PRODUCT, active: input.entitled });
+    await new PlanRepository(tx).setEntitlement(customer.id, input.entitled);
     await tx.flush();
     return { customerId: customer.id, entitled: input.entitled };
   });

@@ -1,10 +1,10 @@
-// usage show (operator-interface.md): the month's total from usage_counter and the limit of
-// the active plan, 0 without one, in the shape of the current-usage response (spec 2.7).
+// usage show (operator-interface.md): the month's total and the limit of the active plan, 0
+// without one, in the shape of the current-usage response (spec 2.7). The plan and the usage
+// come from customer_plan_usage, the same SQL function as the API's (issue 11).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findActivePlan } from '../db/plans/plan-queries.ts';
-import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
-import { usedInPeriod } from '../db/usage/usage-queries.ts';
 import { monthPeriod } from '../usage/period.ts';
+import { usageItem } from '../usage/plan-usage.ts';
+import { UsageRepository } from '../usage/usage-repository.ts';
 import { requireCustomer } from './lookups.ts';
 
 export interface UsageReport {
@@ -17,12 +17,11 @@ export interface UsageReport {
 export async function showUsage(em: EntityManager, input: { customerId: string; month?: Date }): Promise<UsageReport> {
   const period = monthPeriod(input.month ?? new Date());
   const customer = await requireCustomer(em, input.customerId);
-  const plan = await findActivePlan(em, customer.id);
-  const used = await usedInPeriod(em, customer.id, EVIDENCE_REPORT_OPERATION, period.startsAt);
-  const limit = plan?.monthlyLimit ?? 0;
+  const usage = new UsageRepository(em);
+  const planUsage = (await usage.planUsage(customer.id, period)) ?? { limit: 0, used: await usage.used(customer.id, period) };
   return {
     customerId: customer.id,
     period: { startsAt: period.startsAt.toISOString(), endsAt: period.endsAt.toISOString() },
-    usage: [{ operation: EVIDENCE_REPORT_OPERATION, used, limit, remaining: Math.max(limit - used, 0) }],
+    usage: [usageItem(planUsage)],
   };
 }

@@ -1,15 +1,18 @@
-// The hot path's statements (authentication, entitlement, quota, idempotency, the report write)
-// go straight to the `pg` pool behind MikroORM (its documented getNativeClient()), as
-// parameterised statements: no query building, no values inlined into SQL text, and on a
-// PostgreSQL server each statement is prepared once per connection by name (issue 6: the CPU
-// per request and the statements per request are what limit throughput). Entities, migrations
-// and the admin commands keep using the ORM itself.
+// The hot path's statements go straight to the `pg` pool behind MikroORM (its documented
+// getNativeClient()), as parameterised statements: no query building, no values inlined into
+// SQL text, and on a PostgreSQL server each statement is prepared once per connection by name
+// (issue 6: the CPU per request and the statements per request are what limit throughput).
+// Entities, migrations and the admin commands keep using the ORM itself.
 //
 // The embedded database (ruling R3) is one PGlite session behind every connection: a prepared
 // statement's name would collide across connections there (42P05), so on PGlite, whether this
 // process serves it or reaches it through DATABASE_URL, statements stay unnamed.
+//
+// Every failure leaves as a PersistenceFailure ('unavailable' unless a repository knows
+// better from its SQLSTATE): the stages above never see a driver error.
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { Pool, QueryResult } from 'pg';
+import { PersistenceFailure, sqlStateOf } from './persistence-failure.ts';
 
 export interface Statement {
   readonly name: string;
@@ -21,25 +24,43 @@ export function statement(name: string, text: string): Statement {
   return Object.freeze({ name, text });
 }
 
+/** A statement as a library hands it over (rate-limiter-flexible names its own). */
+export interface QueryConfig {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
 export interface Sql {
   /** The rows of one statement. */
   rows<T>(statement: Statement, params: readonly unknown[]): Promise<T[]>;
   /** The number of rows one statement changed. */
   count(statement: Statement, params: readonly unknown[]): Promise<number>;
+  /** A library's statement, under the same naming rule (prepared on a server, unnamed on PGlite). */
+  query(config: QueryConfig): Promise<QueryResult>;
+  /** The pool, for what needs one session for a while (the sweep's advisory lock, R36). */
+  readonly pool: Pool;
 }
 
 export async function createSql(orm: MikroORM): Promise<Sql> {
   const pool: Pool = await orm.em.getConnection().getNativeClient();
   const { rows } = await pool.query<{ version: string }>('select version() as version');
   const prepare = !rows[0]?.version.includes('PGlite');
-  const config = (st: Statement, params: readonly unknown[]) =>
-    prepare ? { name: st.name, text: st.text, values: [...params] } : { text: st.text, values: [...params] };
+  const run = async (config: QueryConfig): Promise<QueryResult> => {
+    try {
+      return await pool.query(prepare && config.name ? config : { text: config.text, values: config.values });
+    } catch (cause) {
+      throw new PersistenceFailure('unavailable', { cause, sqlState: sqlStateOf(cause) });
+    }
+  };
   return {
+    pool,
     async rows<T>(st: Statement, params: readonly unknown[]): Promise<T[]> {
-      return (await pool.query(config(st, params))).rows as T[];
+      return (await run({ name: st.name, text: st.text, values: [...params] })).rows as T[];
     },
     async count(st: Statement, params: readonly unknown[]): Promise<number> {
-      return (await pool.query(config(st, params))).rowCount ?? 0;
+      return (await run({ name: st.name, text: st.text, values: [...params] })).rowCount ?? 0;
     },
+    query: run,
   };
 }

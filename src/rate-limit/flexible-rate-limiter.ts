@@ -1,7 +1,7 @@
 // rate-limiter-flexible behind the RateLimiter port. The store is chosen by RATE_LIMIT_STORE
-// (ruling R20): 'postgres' uses the rate_limit_counter table created by our migration,
-// 'redis' uses REDIS_URL, 'memory' is per process. Store failures fail closed.
-import pg from 'pg';
+// (ruling R20): 'postgres' uses the rate_limit_counter table created by our migration (UNLOGGED,
+// issue 11) on the service's own pool, 'redis' uses REDIS_URL, 'memory' is per process (one
+// instance only, R34). Store failures fail closed.
 import type { Redis as RedisClient } from 'ioredis';
 import {
   RateLimiterMemory,
@@ -13,16 +13,15 @@ import {
 import type { RateLimitStore } from '../config.ts';
 import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
 import { RateLimitStoreError, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
-import { boundedPoolOptions, guardPool, type DatabaseBounds } from '../db/bounded-pool.ts';
+import type { DatabaseBounds } from '../db/bounded-pool.ts';
+import type { Sql } from '../db/sql.ts';
 
 export interface FlexibleRateLimiterOptions {
   store: RateLimitStore;
   points: number;
   windowSeconds: number;
-  /** PostgreSQL connection string (store 'postgres'). */
-  databaseUrl?: string;
-  /** Pool size for the postgres store: one short upsert per request. */
-  poolMax?: number;
+  /** The service's statements (store 'postgres'): its pool, with the bounds of R33. */
+  sql?: Sql;
   redisUrl?: string;
   /**
    * R33: connecting, and one store round trip, are bounded like every database wait; a store
@@ -46,28 +45,19 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
       limiter = new RateLimiterMemory(common);
       break;
     case 'postgres': {
-      const pool = new pg.Pool({
-        connectionString: options.databaseUrl,
-        max: options.poolMax ?? 4,
-        ...boundedPoolOptions(options.bounds),
-      });
-      // An idle client that loses its server must not crash the process.
-      pool.on('error', () => {});
-      guardPool(pool);
-      // The library names its prepared statements ("rate_limit_counter:rlflx-upsert"). The
-      // embedded database (R3) is one PGlite session shared by every connection, so a second
-      // connection preparing the same name fails with 42P05 and every concurrent request got
-      // 503 rate_limit_unavailable. Unnamed statements are equally safe on a real server.
-      const unnamed = { query: (q: { text: string; values?: unknown[] }) => pool.query({ text: q.text, values: q.values }) };
+      const { sql } = options;
+      if (sql === undefined) throw new TypeError('the postgres rate-limit store needs the service database');
+      // The library names its statements ("rate_limit_counter:rlflx-upsert"): Sql prepares them
+      // once per connection on a server and leaves them unnamed on the embedded database, where
+      // every connection is one PGlite session and a second PREPARE of a name fails (42P05).
       limiter = new RateLimiterPostgres({
         ...common,
-        storeClient: unnamed,
+        storeClient: { query: (q: { name?: string; text: string; values?: unknown[] }) => sql.query(q) },
         storeType: 'pool',
         tableName: 'rate_limit_counter',
         tableCreated: true,
         clearExpiredByTimeout: false,
       });
-      close = () => pool.end();
       break;
     }
     case 'redis': {

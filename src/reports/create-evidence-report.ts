@@ -1,13 +1,13 @@
-// POST /v1/evidence/reports as one ordered list of stages, in the specification's processing
-// order (section 1). Steps 1 and 2 run at the HTTP edge, before this use case:
-//   1. authenticate        http/openapi-bridge.ts security handler, before the body is read (R5)
-//                          401 missing_api_key, invalid_api_key; 503 api_key_authentication_unavailable
-//   2. validate (HTTP)     http/request-intake.ts then openapi-backend (R6, R8, R11, R29)
+// POST /v1/evidence/reports in the specification's processing order (section 1), one stage
+// function per step, each in its own file under stages/ naming the codes it can raise. Each
+// stage returns what the next needs, or throws the ApiError that ends the request.
+//   1. authenticate        auth/api-key-authenticator.ts, at the HTTP edge before the body is read
+//                          (R5): 401 missing_api_key, invalid_api_key; 503 api_key_authentication_unavailable.
+//                          Its one read brings the facts of steps 4 and 6 (issue 11).
+//   2. validate (HTTP)     http/request-intake.ts then openapi-backend (R6, R8, R11, R29):
 //                          400 invalid_request_payload, invalid_idempotency_key, invalid_json
 // The rest is below. A failure at any step stops processing; a claimed idempotency key is
 // released so the client can retry (R14); only steps 9-10 write anything lasting (R15).
-import type { Sql } from '../db/sql.ts';
-import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import type { ReportGenerator } from '../generation/report-generator.ts';
 import type { ResultValidator } from '../generation/result-schema.ts';
@@ -15,46 +15,30 @@ import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import type { ImageFetcher } from '../images/image-fetcher.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.ts';
 import type { Clock } from '../shared/clock.ts';
-import type { CreateEvidenceReportRequest, EvidenceReportBody, PipelineState, Stage } from './pipeline-state.ts';
-import type { ReportStore } from './report-store.ts';
+import { publicReport } from './public-report.ts';
+import type { ReportRepository } from './report-repository.ts';
+import type { CreateEvidenceReportRequest, EvidenceReportBody } from './report-request.ts';
 import { applyIdempotency } from './stages/apply-idempotency.ts';
 import { applyRateLimit } from './stages/apply-rate-limit.ts';
-import { buildResponse } from './stages/build-response.ts';
 import { checkEntitlement } from './stages/check-entitlement.ts';
 import { checkInputLimits, type InputLimits } from './stages/check-input-limits.ts';
 import { checkQuota } from './stages/check-quota.ts';
 import { fetchImages } from './stages/fetch-images.ts';
 import { generateReport } from './stages/generate-report.ts';
-import { persistReport } from './stages/persist-report.ts';
+import { imageMetadata, persistReport } from './stages/persist-report.ts';
+import { runStep, type StepRunner } from './steps.ts';
 
 export interface CreateEvidenceReportDeps {
-  sql: Sql;
   clock: Clock;
-  log: Logger;
   limits: InputLimits;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
-  reports: ReportStore;
+  reports: ReportRepository;
   imageFetcher: ImageFetcher;
   generator: ReportGenerator;
   validateResult: ResultValidator;
-}
-
-export function createReportStages(deps: CreateEvidenceReportDeps): readonly Stage[] {
-  return [
-    checkInputLimits(deps.limits), //                                    2. 422 invalid_evidence_report_input
-    applyRateLimit(deps.rateLimiter), //                                 3. 429 rate_limit_exceeded; 503 rate_limit_unavailable
-    checkEntitlement(deps.sql), //                                       4. 403 product_not_entitled; 503 entitlement_check_unavailable
-    applyIdempotency({ store: deps.idempotency, reports: deps.reports, validateResult: deps.validateResult }),
-    //                                                                   5. 409 idempotency_conflict, idempotency_in_progress;
-    //                                                                      503 idempotency_unavailable, idempotency_replay_unavailable
-    checkQuota(deps.sql), //                                             6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
-    fetchImages(deps.imageFetcher), //                                   7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
-    generateReport(deps.generator, deps.validateResult), //              8. 502 invalid_generated_report, report_generation_failed;
-    //                                                                      503 report_generation_unavailable
-    persistReport(deps.reports, deps.idempotency), //                 9-10. 503 evidence_report_write_failed, usage_recording_failed
-    buildResponse(), //                                                 11. 201
-  ];
+  /** Runs each step (an observer times it, issue 13); default: just runs it. */
+  step?: StepRunner;
 }
 
 export interface CreateEvidenceReportInput {
@@ -68,37 +52,67 @@ export interface CreateEvidenceReportInput {
 export interface CreateEvidenceReportOutcome {
   body: EvidenceReportBody;
   replayed: boolean;
-  rateLimit: RateLimitDecision | undefined;
+  rateLimit: RateLimitDecision;
 }
 
 export class CreateEvidenceReport {
   readonly #deps: CreateEvidenceReportDeps;
-  readonly #stages: readonly Stage[];
+  readonly #step: StepRunner;
 
   constructor(deps: CreateEvidenceReportDeps) {
     this.#deps = deps;
-    this.#stages = createReportStages(deps);
+    this.#step = deps.step ?? runStep;
   }
 
   async execute(input: CreateEvidenceReportInput): Promise<CreateEvidenceReportOutcome> {
-    const state: PipelineState = { ...input, now: this.#deps.clock.now() };
+    const d = this.#deps;
+    const step = this.#step;
+    const { principal, request, signal } = input;
+    const now = d.clock.now();
+    await step('2_validate', () => checkInputLimits(d.limits, request)); //    2. 422 invalid_evidence_report_input
+    const rateLimit = await step('3_rate_limit', () => applyRateLimit(d.rateLimiter, principal.customerId, now));
+    //                                                                          3. 429 rate_limit_exceeded; 503 rate_limit_unavailable
+    await step('4_entitlement', () => checkEntitlement(principal)); //        4. 403 product_not_entitled; 503 entitlement_check_unavailable
+    const idempotency = await step('5_idempotency', () =>
+      applyIdempotency(d.idempotency, d.validateResult, { customerId: principal.customerId, key: input.idempotencyKey, request, now }),
+    ); //                                                                       5. 409 idempotency_conflict, idempotency_in_progress;
+    //                                                                             503 idempotency_unavailable, idempotency_replay_unavailable
+    if (idempotency.kind === 'replay') return { body: idempotency.body, replayed: true, rateLimit }; // R13: skips 6 to 10
+    const claim = idempotency.kind === 'claimed' ? idempotency.claim : undefined;
     try {
-      for (const stage of this.#stages) {
-        await stage.run(state);
-        if (state.response) break; // an idempotent replay ends the pipeline at step 5 (R13)
+      await step('6_quota', () => checkQuota(principal)); //                   6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
+      const held = await step('7_fetch_images', () => fetchImages(d.imageFetcher, request, signal));
+      //                                                                        7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
+      let generated;
+      let images;
+      try {
+        generated = await step('8_generate', () => generateReport(d.generator, d.validateResult, request, held.images, signal));
+        //                                                                      8. 502 invalid_generated_report, report_generation_failed;
+        //                                                                         503 report_generation_unavailable
+      } finally {
+        // The bytes are not needed past step 8: keep metadata only and free their budget.
+        images = imageMetadata(held.images);
+        held.release();
       }
+      const stored = await step('9_10_persist', () =>
+        persistReport(d.reports, {
+          customerId: principal.customerId,
+          apiKeyId: principal.apiKeyId,
+          requestId: input.requestId,
+          request,
+          images,
+          generated,
+          idempotency: claim && d.idempotency.completion(claim, now),
+          now,
+        }),
+      ); //                                                                  9-10. 503 evidence_report_write_failed, usage_recording_failed
+      const body = await step('11_respond', () => publicReport(stored.reportId, stored.result)); // 11. 201
+      return { body, replayed: false, rateLimit };
     } catch (error) {
-      await this.#release(state);
+      // R14: give the key back after any failure past the claim (retried in the background if
+      // that fails too, R36). After step 9-10 succeeded the claim is a completed record.
+      if (claim) await d.idempotency.release(claim);
       throw error;
-    } finally {
-      state.releaseImages?.();
     }
-    if (!state.response) throw new Error('pipeline ended without a response');
-    return { body: state.response.body, replayed: state.response.replayed, rateLimit: state.rateLimit };
-  }
-
-  /** Ruling R14: give the key back after a failure (retried in the background if that fails, R36). */
-  async #release(state: PipelineState): Promise<void> {
-    if (state.claim) await this.#deps.idempotency.release(state.claim);
   }
 }

@@ -3,7 +3,7 @@
 import type { ReportResult } from '../generation/report-generator.ts';
 import { copyReportResult } from '../generation/result-schema.ts';
 import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
-import type { EvidenceReportBody } from './pipeline-state.ts';
+import type { EvidenceReportBody } from './report-request.ts';
 
 export function publicReport(id: string, result: ReportResult): EvidenceReportBody {
   return {

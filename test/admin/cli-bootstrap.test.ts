@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { ApiKey } from '../../src/accounts/api-key.entity.ts';
 import { Customer } from '../../src/accounts/customer.entity.ts';
 import { ProductEntitlement } from '../../src/plans/product-entitlement.entity.ts';
-import { findActivePlan } from '../../src/db/plans/plan-queries.ts';
+import { PlanRepository } from '../../src/plans/plan-repository.ts';
 import { Subscription } from '../../src/plans/subscription.entity.ts';
 import { countCustomerRows, testEm } from '../support/database.ts';
 import { adminJson, keysOf } from './run-admin.ts';
@@ -25,7 +25,7 @@ describe('admin bootstrap (operator-interface.md)', () => {
     const em = await testEm();
     const customer = await em.findOneOrFail(Customer, out.customerId);
     expect([customer.name, customer.status]).to.deep.equal(['Bootstrap Ltd', 'active']);
-    const plan = await findActivePlan(em, out.customerId);
+    const plan = await new PlanRepository(em).activePlan(out.customerId);
     expect(plan?.code).to.match(/^bootstrap-[0-9a-f]{8}$/);
     expect([plan?.monthlyLimit, plan?.usageVisible]).to.deep.equal([1000, true]);
     const entitlement = await em.findOneOrFail(ProductEntitlement, { customer: out.customerId, product: 'evidence_reports' });
@@ -46,13 +46,13 @@ describe('admin bootstrap (operator-interface.md)', () => {
 
   it('--monthly-limit and --usage-hidden shape the plan (R18)', async () => {
     const out = await adminJson<Bootstrapped>('bootstrap', '--name', 'Hidden', '--monthly-limit', '5', '--usage-hidden');
-    const plan = await findActivePlan(await testEm(), out.customerId);
+    const plan = await new PlanRepository(await testEm()).activePlan(out.customerId);
     expect([plan?.monthlyLimit, plan?.usageVisible]).to.deep.equal([5, false]);
   });
 
   it('--monthly-limit 0 is a valid plan that allows nothing (spec 2.6: limit minimum 0)', async () => {
     const out = await adminJson<Bootstrapped>('bootstrap', '--name', 'Zero', '--monthly-limit', '0');
-    expect((await findActivePlan(await testEm(), out.customerId))?.monthlyLimit).to.equal(0);
+    expect((await new PlanRepository(await testEm()).activePlan(out.customerId))?.monthlyLimit).to.equal(0);
   });
 
   it('--no-plan leaves the customer without a subscription and --no-entitlement without an entitlement (R18, R19)', async () => {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { Plan } from '../../src/plans/plan.entity.ts';
-import { findActivePlan } from '../../src/db/plans/plan-queries.ts';
+import { PlanRepository } from '../../src/plans/plan-repository.ts';
 import { Subscription } from '../../src/plans/subscription.entity.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { adminJson, keysOf } from './run-admin.ts';
@@ -29,7 +29,7 @@ describe('admin plan and subscription (R18)', () => {
     await adminJson('plan', 'create', '--code', next, '--monthly-limit', '7');
     expect(await adminJson('subscribe', '--customer', customerId, '--plan', next)).to.deep.equal({ customerId, planCode: next });
     const em = await testEm();
-    expect((await findActivePlan(em, customerId))?.code).to.equal(next);
+    expect((await new PlanRepository(em).activePlan(customerId))?.code).to.equal(next);
     const history = await em.find(Subscription, { customer: customerId }, { orderBy: { startedAt: 'asc' } });
     expect(history.map((s) => [s.plan.unwrap().code, s.status])).to.deep.equal([
       [first, 'ended'],
@@ -48,7 +48,7 @@ describe('admin plan and subscription (R18)', () => {
     const { customerId } = await createCustomerFixture();
     expect(await adminJson('unsubscribe', '--customer', customerId)).to.deep.equal({ customerId });
     const em = await testEm();
-    expect(await findActivePlan(em, customerId)).to.equal(null);
+    expect(await new PlanRepository(em).activePlan(customerId)).to.equal(null);
     expect(await em.count(Subscription, { customer: customerId, status: 'ended' })).to.equal(1);
   });
 });

@@ -13,7 +13,7 @@ import { hashApiKey } from '../../src/accounts/api-key-secret.ts';
 import { Customer } from '../../src/accounts/customer.entity.ts';
 import { newEntityManager, openDatabase, type Database } from '../../src/db/database.ts';
 import { ProductEntitlement } from '../../src/plans/product-entitlement.entity.ts';
-import { findActivePlan } from '../../src/db/plans/plan-queries.ts';
+import { PlanRepository } from '../../src/plans/plan-repository.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 
 const silent = pino({ level: 'silent' });
@@ -43,7 +43,7 @@ describe('demo customer of a fresh embedded database (operator-interface.md)', (
     expect(stored.status).to.equal('active');
     const customer = await em.findOneOrFail(Customer, stored.customer.id);
     expect([customer.name, customer.status]).to.deep.equal(['Demo customer', 'active']);
-    expect((await findActivePlan(em, customer.id))?.monthlyLimit).to.equal(1000);
+    expect((await new PlanRepository(em).activePlan(customer.id))?.monthlyLimit).to.equal(1000);
     const entitlement = await em.findOneOrFail(ProductEntitlement, { customer, product: 'evidence_reports' });
     expect(entitlement.active).to.equal(true);
   });

@@ -6,7 +6,12 @@ import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UsageCounter } from '../../src/usage/usage-counter.entity.ts';
 import { UsageRecord } from '../../src/usage/usage-record.entity.ts';
-import { usedInPeriod } from '../../src/db/usage/usage-queries.ts';
+import { monthPeriod } from '../../src/usage/period.ts';
+import { UsageRepository } from '../../src/usage/usage-repository.ts';
+
+/** The month's total as the service reads it (usage_counter). */
+const usedInPeriod = (em: EntityManager, customerId: string, periodStart: Date): Promise<number> =>
+  new UsageRepository(em).used(customerId, monthPeriod(periodStart));
 import { createCustomerFixture, testEm } from '../support/database.ts';
 
 const OP = 'evidence_report';
@@ -27,7 +32,7 @@ async function expectCounterMatchesRecords(customerId: string): Promise<void> {
        from usage_record where customer_id = ? group by 1`,
     [customerId],
   );
-  for (const sum of sums) expect(await usedInPeriod(em, customerId, OP, new Date(sum.period_start))).to.equal(Number(sum.units));
+  for (const sum of sums) expect(await usedInPeriod(em, customerId, new Date(sum.period_start))).to.equal(Number(sum.units));
 }
 
 describe('usage_counter trigger (R15, R17)', () => {
@@ -37,8 +42,8 @@ describe('usage_counter trigger (R15, R17)', () => {
     await record(em, customerId, '2026-01-01T00:00:00.000Z', 2);
     await record(em, customerId, '2026-01-31T23:59:59.999Z', 3);
     await record(em, customerId, '2026-02-01T00:00:00.000Z', 5);
-    expect(await usedInPeriod(em, customerId, OP, JAN)).to.equal(5);
-    expect(await usedInPeriod(em, customerId, OP, FEB)).to.equal(5);
+    expect(await usedInPeriod(em, customerId, JAN)).to.equal(5);
+    expect(await usedInPeriod(em, customerId, FEB)).to.equal(5);
     await expectCounterMatchesRecords(customerId);
   });
 
@@ -50,8 +55,8 @@ describe('usage_counter trigger (R15, R17)', () => {
       await record(tx, customerId, '2026-03-01T02:00:00Z');
     });
     const em = await testEm();
-    expect(await usedInPeriod(em, customerId, OP, new Date('2026-03-01T00:00:00Z'))).to.equal(1);
-    expect(await usedInPeriod(em, customerId, OP, FEB)).to.equal(0);
+    expect(await usedInPeriod(em, customerId, new Date('2026-03-01T00:00:00Z'))).to.equal(1);
+    expect(await usedInPeriod(em, customerId, FEB)).to.equal(0);
   });
 
   it('subtracts deleted records and follows updated ones, units and month (R15)', async () => {
@@ -60,10 +65,10 @@ describe('usage_counter trigger (R15, R17)', () => {
     const a = await record(em, customerId, '2026-01-10T00:00:00Z', 4);
     const b = await record(em, customerId, '2026-01-11T00:00:00Z', 6);
     await em.nativeDelete(UsageRecord, a);
-    expect(await usedInPeriod(em, customerId, OP, JAN)).to.equal(6);
+    expect(await usedInPeriod(em, customerId, JAN)).to.equal(6);
     await em.nativeUpdate(UsageRecord, b, { occurredAt: new Date('2026-02-03T00:00:00Z'), units: 7 });
-    expect(await usedInPeriod(em, customerId, OP, JAN)).to.equal(0);
-    expect(await usedInPeriod(em, customerId, OP, FEB)).to.equal(7);
+    expect(await usedInPeriod(em, customerId, JAN)).to.equal(0);
+    expect(await usedInPeriod(em, customerId, FEB)).to.equal(7);
     await expectCounterMatchesRecords(customerId);
   });
 
@@ -77,7 +82,7 @@ describe('usage_counter trigger (R15, R17)', () => {
       [customerId, OP],
     );
     // 12 hours of January (43,200 s) hold all 10,000 rows: units 1 + (i % 3) sum to 20,000.
-    expect(await usedInPeriod(em, customerId, OP, JAN)).to.equal(20_000);
+    expect(await usedInPeriod(em, customerId, JAN)).to.equal(20_000);
     expect(await em.count(UsageCounter, { customer: customerId })).to.equal(1);
     await expectCounterMatchesRecords(customerId);
   });
@@ -91,7 +96,7 @@ describe('usage_counter trigger (R15, R17)', () => {
         }),
       ),
     );
-    expect(await usedInPeriod(await testEm(), customerId, OP, JAN)).to.equal(40);
+    expect(await usedInPeriod(await testEm(), customerId, JAN)).to.equal(40);
   });
 
   it('rolls back with the transaction that wrote the records (R15)', async () => {
@@ -102,11 +107,11 @@ describe('usage_counter trigger (R15, R17)', () => {
         throw new Error('abort after the insert');
       })
       .catch(() => undefined);
-    expect(await usedInPeriod(await testEm(), customerId, OP, JAN)).to.equal(0);
+    expect(await usedInPeriod(await testEm(), customerId, JAN)).to.equal(0);
   });
 
   it('reads 0 for a customer and month without records (spec 4.2: used 0, not an error)', async () => {
     const { customerId } = await createCustomerFixture();
-    expect(await usedInPeriod(await testEm(), customerId, OP, JAN)).to.equal(0);
+    expect(await usedInPeriod(await testEm(), customerId, JAN)).to.equal(0);
   });
 });

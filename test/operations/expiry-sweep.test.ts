@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createSql } from '../../src/db/sql.ts';
 import { applyMigrations } from '../../src/db/migrator.ts';
-import { IdempotencyStore } from '../../src/idempotency/idempotency-store.ts';
+import { PgIdempotencyStore } from '../../src/idempotency/pg-idempotency-store.ts';
 import { ExpirySweeper } from '../../src/maintenance/expiry-sweeper.ts';
 import { FixedClock } from '../../src/shared/clock.ts';
 import { createCustomerFixture, openOrm, withEmptyDatabase, withServerDatabase } from '../support/database.ts';
@@ -107,7 +107,7 @@ describe('the expiry sweep deletes what has expired and nothing else (R36)', fun
   it('a swept key is used again as new (R14)', async () => {
     await withSweepDatabase(async (orm, customerId) => {
       await (await sweeper(orm)).sweepOnce();
-      const store = new IdempotencyStore({ sql: await createSql(orm), clock: new FixedClock(NOW), leaseMs: 60_000, retentionMs: 24 * HOUR });
+      const store = new PgIdempotencyStore({ sql: await createSql(orm), clock: new FixedClock(NOW), leaseMs: 60_000, retentionMs: 24 * HOUR });
       const outcome = await store.claim(customerId, 'retention-passed-0', 'b'.repeat(64), NOW);
       expect(outcome.kind).to.equal('claimed');
       store.close();

@@ -11,7 +11,7 @@ import { bootstrap, type BootstrapInput } from '../../src/admin/bootstrap.ts';
 import { startEmbedded } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrator.ts';
 import { ormOptions } from '../../src/db/orm-options.ts';
-import { findActivePlan } from '../../src/db/plans/plan-queries.ts';
+import { PlanRepository } from '../../src/plans/plan-repository.ts';
 
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -123,7 +123,7 @@ export interface CustomerFixture {
 export async function createCustomerFixture(input: Partial<BootstrapInput> = {}, em?: EntityManager): Promise<CustomerFixture> {
   const manager = em ?? (await testEm());
   const created = await bootstrap(manager, { name: `test customer ${randomUUID()}`, ...input });
-  const plan = await findActivePlan(manager.fork(), created.customerId);
+  const plan = await new PlanRepository(manager.fork()).activePlan(created.customerId);
   return { ...created, planCode: plan?.code ?? null };
 }
 

@@ -7,6 +7,7 @@ import { Migration20261121000100_usage_counter_trigger } from './Migration202611
 import { Migration20261121000200_record_evidence_report } from './Migration20261121000200_record_evidence_report.ts';
 import { Migration20261121000300_idempotency_drop_response } from './Migration20261121000300_idempotency_drop_response.ts';
 import { Migration20261123000000_sweep_indexes } from './Migration20261123000000_sweep_indexes.ts';
+import { Migration20261123000100_one_read_of_caller_facts } from './Migration20261123000100_one_read_of_caller_facts.ts';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_initial_schema', class: Migration20261121000000_initial_schema },
@@ -14,4 +15,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000200_record_evidence_report', class: Migration20261121000200_record_evidence_report },
   { name: 'Migration20261121000300_idempotency_drop_response', class: Migration20261121000300_idempotency_drop_response },
   { name: 'Migration20261123000000_sweep_indexes', class: Migration20261123000000_sweep_indexes },
+  { name: 'Migration20261123000100_one_read_of_caller_facts', class: Migration20261123000100_one_read_of_caller_facts },
 ];

@@ -2,7 +2,7 @@
 // knows no Koa. Adds the RateLimit fields (R20) and idempotent-replayed (R13) to the 201.
 import { rateLimitHeaders } from '../../rate-limit/rate-limit-headers.ts';
 import type { CreateEvidenceReport } from '../../reports/create-evidence-report.ts';
-import type { CreateEvidenceReportRequest } from '../../reports/pipeline-state.ts';
+import type { CreateEvidenceReportRequest } from '../../reports/report-request.ts';
 import type { OperationHandler } from '../openapi-bridge.ts';
 
 export function createEvidenceReport(useCase: CreateEvidenceReport): OperationHandler {
@@ -15,7 +15,7 @@ export function createEvidenceReport(useCase: CreateEvidenceReport): OperationHa
       idempotencyKey,
       signal,
     });
-    const headers: Record<string, string> = outcome.rateLimit ? rateLimitHeaders(outcome.rateLimit) : {};
+    const headers: Record<string, string> = rateLimitHeaders(outcome.rateLimit);
     if (outcome.replayed) headers['idempotent-replayed'] = 'true';
     return { status: 201, body: outcome.body, headers };
   };

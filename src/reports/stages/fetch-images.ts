@@ -2,30 +2,31 @@
 // URLs, go on to the generator. details carry the image index and nothing about the network.
 import { ApiError } from '../../errors/catalogue.ts';
 import { ImageFetchError } from '../../images/image-fetch-error.ts';
-import type { ImageFetcher } from '../../images/image-fetcher.ts';
-import type { PipelineState, Stage } from '../pipeline-state.ts';
+import type { FetchedImage, ImageFetcher } from '../../images/image-fetcher.ts';
+import type { CreateEvidenceReportRequest } from '../report-request.ts';
 
-export function fetchImages(fetcher: ImageFetcher): Stage {
-  return {
-    step: '7. fetch remote images',
-    async run(state: PipelineState) {
-      const urls = (state.request.evidence.images ?? []).map((image) => image.url);
-      if (urls.length === 0) {
-        state.images = [];
-        return;
-      }
-      // The bytes stay counted against the process-wide budget until generation is done.
-      const held = Promise.withResolvers<void>();
-      state.releaseImages = () => held.resolve();
-      try {
-        state.images = await fetcher.fetch(urls, state.signal, held.promise);
-      } catch (cause) {
-        if (cause instanceof ImageFetchError) {
-          const code = cause.kind === 'rejected' ? 'remote_evidence_image_rejected' : 'remote_evidence_image_unavailable';
-          throw new ApiError(code, { details: { imageIndex: cause.imageIndex }, cause });
-        }
-        throw new ApiError('remote_evidence_image_unavailable', { cause });
-      }
-    },
-  };
+/**
+ * The fetched images and the one hold of their bytes on the process-wide budget (issue 3): the
+ * owner calls release() once generation is done, whatever happened (a second call does nothing).
+ */
+export interface HeldImages {
+  readonly images: readonly FetchedImage[];
+  release(): void;
+}
+
+export async function fetchImages(fetcher: ImageFetcher, request: CreateEvidenceReportRequest, signal: AbortSignal): Promise<HeldImages> {
+  const urls = (request.evidence.images ?? []).map((image) => image.url);
+  if (urls.length === 0) return { images: [], release: () => {} };
+  const held = Promise.withResolvers<void>();
+  try {
+    const images = await fetcher.fetch(urls, signal, held.promise);
+    return { images, release: () => held.resolve() };
+  } catch (cause) {
+    held.resolve();
+    if (cause instanceof ImageFetchError) {
+      const code = cause.kind === 'rejected' ? 'remote_evidence_image_rejected' : 'remote_evidence_image_unavailable';
+      throw new ApiError(code, { details: { imageIndex: cause.imageIndex }, cause });
+    }
+    throw new ApiError('remote_evidence_image_unavailable', { cause });
+  }
 }

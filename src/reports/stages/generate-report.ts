@@ -2,9 +2,10 @@
 // contract's result schema before anything is stored (ruling R24). Failures map as R24 sorts
 // them; nothing of the provider reaches the response.
 import { ApiError } from '../../errors/catalogue.ts';
-import { GenerationError, type ReportGenerator } from '../../generation/report-generator.ts';
+import { GenerationError, type GenerationOutput, type ReportGenerator, type ReportResult } from '../../generation/report-generator.ts';
 import type { ResultValidator } from '../../generation/result-schema.ts';
-import type { PipelineState, Stage } from '../pipeline-state.ts';
+import type { FetchedImage } from '../../images/image-fetcher.ts';
+import type { CreateEvidenceReportRequest } from '../report-request.ts';
 
 const CODES = {
   unavailable: 'report_generation_unavailable',
@@ -12,31 +13,27 @@ const CODES = {
   invalid: 'invalid_generated_report',
 } as const;
 
-export function generateReport(generator: ReportGenerator, validateResult: ResultValidator): Stage {
-  return {
-    step: '8. generate the report',
-    async run(state: PipelineState) {
-      const { request } = state;
-      try {
-        state.generation = await generator.generate(
-          {
-            context: request.context,
-            language: request.language,
-            text: request.evidence.text,
-            images: state.images ?? [],
-          },
-          state.signal,
-        );
-        state.result = validateResult.toReportResult(state.generation.candidate);
-      } catch (cause) {
-        if (cause instanceof GenerationError) throw new ApiError(CODES[cause.kind], { cause });
-        throw cause;
-      } finally {
-        // The bytes are not needed past this step: keep metadata only and free their budget.
-        state.imageMetadata = (state.images ?? []).map(({ bytes: _bytes, ...metadata }) => metadata);
-        state.images = undefined;
-        state.releaseImages?.();
-      }
-    },
-  };
+export interface GeneratedReport {
+  readonly generation: GenerationOutput;
+  /** The candidate, checked against the contract (R24). */
+  readonly result: ReportResult;
+}
+
+export async function generateReport(
+  generator: ReportGenerator,
+  validateResult: ResultValidator,
+  request: CreateEvidenceReportRequest,
+  images: readonly FetchedImage[],
+  signal: AbortSignal,
+): Promise<GeneratedReport> {
+  try {
+    const generation = await generator.generate(
+      { context: request.context, language: request.language, text: request.evidence.text, images },
+      signal,
+    );
+    return { generation, result: validateResult.toReportResult(generation.candidate) };
+  } catch (cause) {
+    if (cause instanceof GenerationError) throw new ApiError(CODES[cause.kind], { cause });
+    throw cause;
+  }
 }

@@ -1,25 +1,76 @@
 // Steps 9 and 10: the report and its usage unit, with the idempotency completion, in one
-// transaction (ruling R15). A claim lost to a takeover (our lease ran out) rolls everything
-// back (503 idempotency_unavailable): the request that took the key over makes the one report.
+// transaction (ruling R15). A claim lost to a takeover (our lease ran out) rolls everything back
+// (503 idempotency_unavailable): the request that took the key over makes the one report.
+import { randomUUID } from 'node:crypto';
+import { PersistenceFailure } from '../../db/persistence-failure.ts';
 import { storableValue } from '../../db/storable.ts';
-import type { IdempotencyStore } from '../../idempotency/idempotency-store.ts';
-import type { ReportStore } from '../report-store.ts';
-import type { PipelineState, Stage } from '../pipeline-state.ts';
+import { ApiError, type ErrorCode } from '../../errors/catalogue.ts';
+import type { ReportResult } from '../../generation/report-generator.ts';
+import type { IdempotencyCompletion } from '../../idempotency/idempotency-store.ts';
+import type { FetchedImage } from '../../images/image-fetcher.ts';
+import type { StoredImageMetadata } from '../evidence-report.entity.ts';
+import type { ReportRecord, ReportRepository } from '../report-repository.ts';
+import type { CreateEvidenceReportRequest } from '../report-request.ts';
+import type { GeneratedReport } from './generate-report.ts';
+import { REQUESTED_UNITS } from './check-quota.ts';
 
-export function persistReport(reports: ReportStore, idempotency: IdempotencyStore): Stage {
-  return {
-    step: '9-10. persist the report and record usage (one transaction)',
-    async run(state: PipelineState) {
-      const { generation, result, claim } = state;
-      if (!generation || !result) throw new Error('persist stage reached without a generated report');
-      // The 201 body is built from the result as stored, so that a replay returns it unchanged.
-      state.result = storableValue(result);
-      state.reportId = await reports.persist(
-        { ...state, images: state.imageMetadata ?? [], generation, result: state.result },
-        claim && idempotency.completion(claim, state.now),
-      );
-      // The claim is now a completed record: nothing to release.
-      state.claim = undefined;
-    },
+const CODES = {
+  unavailable: 'evidence_report_write_failed',
+  report_not_written: 'evidence_report_write_failed',
+  usage_not_recorded: 'usage_recording_failed',
+  claim_lost: 'idempotency_unavailable',
+} as const satisfies Record<PersistenceFailure['kind'], ErrorCode>;
+
+export interface PersistInput {
+  customerId: string;
+  apiKeyId: string;
+  requestId: string;
+  request: CreateEvidenceReportRequest;
+  /** What is kept of the images (imageMetadata). */
+  images: readonly StoredImageMetadata[];
+  generated: GeneratedReport;
+  idempotency: IdempotencyCompletion | undefined;
+  now: Date;
+}
+
+export interface StoredReport {
+  readonly reportId: string;
+  /** As stored: the 201 body is built from exactly this value, so a replay returns it unchanged. */
+  readonly result: ReportResult;
+}
+
+/** What is kept of the images: metadata, never bytes or URLs (R22). */
+export function imageMetadata(images: readonly FetchedImage[]): StoredImageMetadata[] {
+  return images.map(({ index, mimeType, sizeBytes, sha256 }) => ({ index, mimeType, sizeBytes, sha256 }));
+}
+
+export async function persistReport(reports: ReportRepository, input: PersistInput): Promise<StoredReport> {
+  const { generation } = input.generated;
+  const result = storableValue(input.generated.result);
+  const record: ReportRecord = {
+    reportId: randomUUID(),
+    customerId: input.customerId,
+    apiKeyId: input.apiKeyId,
+    requestId: input.requestId,
+    context: input.request.context,
+    language: input.request.language ?? null,
+    input: input.request,
+    images: input.images,
+    result,
+    generator: generation.generator,
+    model: generation.model,
+    generationMs: generation.latencyMs,
+    tokenUsage: generation.tokenUsage,
+    at: input.now,
+    usageId: randomUUID(),
+    units: REQUESTED_UNITS,
+    idempotency: input.idempotency,
   };
+  try {
+    await reports.record(record);
+  } catch (cause) {
+    if (cause instanceof PersistenceFailure) throw new ApiError(CODES[cause.kind], { cause });
+    throw cause;
+  }
+  return { reportId: record.reportId, result };
 }

@@ -1,0 +1,27 @@
+// What a repository throws (issue 11): a typed persistence failure that each stage maps to its
+// own code. No stage sees an SQLSTATE or a driver error, and no repository throws an HTTP error.
+//
+// - 'unavailable': the statement could not run or did not answer (no connection, a timeout of
+//   R33, a server error); nothing it would have written was written.
+// - 'report_not_written' / 'usage_not_recorded' / 'claim_lost': the write of steps 9-10 (R15)
+//   that failed; the whole transaction rolled back.
+export type PersistenceFailureKind = 'unavailable' | 'report_not_written' | 'usage_not_recorded' | 'claim_lost';
+
+export class PersistenceFailure extends Error {
+  override readonly name = 'PersistenceFailure';
+  readonly kind: PersistenceFailureKind;
+  /** The server's SQLSTATE when it answered with an error; for repositories and logs only. */
+  readonly sqlState: string | undefined;
+
+  constructor(kind: PersistenceFailureKind, options: { cause?: unknown; sqlState?: string } = {}) {
+    super(`persistence failure: ${kind}`, { cause: options.cause });
+    this.kind = kind;
+    this.sqlState = options.sqlState;
+  }
+}
+
+/** The SQLSTATE of a server error, if the cause is one. */
+export function sqlStateOf(cause: unknown): string | undefined {
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}

@@ -1,0 +1,126 @@
+// Idempotency records on PostgreSQL (rulings R11 to R14, R30, R36). The claim is atomic through
+// the primary key (customer, product, operation, key): INSERT ... ON CONFLICT DO NOTHING, never
+// read-then-write. lease_expires_at doubles as the fencing token of a claim: a takeover only
+// happens once the old lease has passed and sets a later one, so two claims never share a
+// value, and completion() and release() touch only the claim they were given. A key that is
+// taken is read together with its report's stored result, so a replay costs one more
+// statement, not two.
+import type { Logger } from 'pino';
+import { PersistenceFailure } from '../db/persistence-failure.ts';
+import { statement, type Sql } from '../db/sql.ts';
+import { EVIDENCE_REPORTS_PRODUCT } from '../plans/product-entitlement.entity.ts';
+import type { Clock } from '../shared/clock.ts';
+import { describeCause } from '../shared/describe-cause.ts';
+import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
+import type { ClaimOutcome, IdempotencyClaim, IdempotencyCompletion, IdempotencyStore } from './idempotency-store.ts';
+import { ReleaseRetry } from './release-retry.ts';
+
+interface RecordRow {
+  fingerprint: string;
+  status: 'in_progress' | 'completed';
+  lease_expires_at: Date | string;
+  expires_at: Date | string | null;
+  report_id: string | null;
+  result: unknown;
+}
+
+// $1 customer, $2 product, $3 operation, $4 key: the scope of R12.
+const SCOPE = 'customer_id = $1 and product = $2 and operation = $3 and idempotency_key = $4';
+
+const INSERT = statement(
+  'idempotency_claim',
+  `insert into idempotency_record
+  (customer_id, product, operation, idempotency_key, fingerprint, status, lease_expires_at, created_at)
+  values ($1, $2, $3, $4, $5, 'in_progress', $6, $7)
+  on conflict do nothing returning 1 as claimed`,
+);
+const SELECT = statement(
+  'idempotency_read',
+  `select r.fingerprint, r.status, r.lease_expires_at, r.expires_at, r.report_id, e.result
+  from idempotency_record r left join evidence_report e on e.id = r.report_id and e.customer_id = r.customer_id
+  where r.customer_id = $1 and r.product = $2 and r.operation = $3 and r.idempotency_key = $4`,
+);
+// Takes over a claim whose lease passed (a crashed process) or a completed key past retention.
+const TAKE_OVER = statement(
+  'idempotency_take_over',
+  `update idempotency_record set fingerprint = $5, status = 'in_progress', lease_expires_at = $6,
+  report_id = null, completed_at = null, expires_at = null, created_at = $7
+  where ${SCOPE} and ((status = 'in_progress' and lease_expires_at <= $7) or (status = 'completed' and expires_at <= $7))`,
+);
+const RELEASE = statement(
+  'idempotency_release',
+  `delete from idempotency_record where ${SCOPE} and status = 'in_progress' and lease_expires_at = $5`,
+);
+
+const MAX_ATTEMPTS = 4;
+
+export interface PgIdempotencyStoreOptions {
+  sql: Sql;
+  leaseMs: number;
+  retentionMs: number;
+  clock: Clock;
+  log?: Pick<Logger, 'warn' | 'info'>;
+}
+
+export class PgIdempotencyStore implements IdempotencyStore {
+  readonly #options: PgIdempotencyStoreOptions;
+  readonly #retry: ReleaseRetry;
+
+  constructor(options: PgIdempotencyStoreOptions) {
+    this.#options = options;
+    this.#retry = new ReleaseRetry({ release: (claim) => this.#releaseOnce(claim), clock: options.clock, log: options.log });
+  }
+
+  async claim(customerId: string, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
+    const { sql } = this.#options;
+    const scope = [customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, key];
+    const nowIso = now.toISOString();
+    const lease = new Date(now.getTime() + this.#options.leaseMs).toISOString();
+    const claimed: ClaimOutcome = { kind: 'claimed', claim: { customerId, key, leaseExpiresAt: lease } };
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const inserted = await sql.rows(INSERT, [...scope, fingerprint, lease, nowIso]);
+      if (inserted.length === 1) return claimed;
+      const row = (await sql.rows<RecordRow>(SELECT, scope))[0];
+      if (!row) continue; // released between our insert and read: try the insert again
+      const live =
+        row.status === 'completed'
+          ? row.expires_at !== null && new Date(row.expires_at) > now
+          : new Date(row.lease_expires_at) > now;
+      if (live) {
+        // Ruling R30: another request under this key is a conflict whatever the original's state.
+        if (row.fingerprint !== fingerprint) return { kind: 'conflict' };
+        if (row.status === 'in_progress') return { kind: 'in_progress' };
+        return { kind: 'replay', reportId: row.report_id, result: row.result ?? undefined };
+      }
+      if ((await sql.count(TAKE_OVER, [...scope, fingerprint, lease, nowIso])) === 1) return claimed;
+    }
+    throw new PersistenceFailure('unavailable', { cause: new Error('idempotency claim contended') });
+  }
+
+  completion(claim: IdempotencyClaim, now: Date): IdempotencyCompletion {
+    const expiresAt = new Date(now.getTime() + this.#options.retentionMs).toISOString();
+    return { key: claim.key, leaseExpiresAt: claim.leaseExpiresAt, expiresAt };
+  }
+
+  async release(claim: IdempotencyClaim): Promise<void> {
+    try {
+      await this.#releaseOnce(claim);
+    } catch (cause) {
+      this.#options.log?.warn({ cause: describeCause(cause) }, 'could not release an idempotency claim; retrying in the background');
+      this.#retry.add(claim);
+    }
+  }
+
+  /** Claims whose release failed and is still being retried (R36). */
+  get pendingReleases(): number {
+    return this.#retry.size;
+  }
+
+  close(): void {
+    this.#retry.stop();
+  }
+
+  async #releaseOnce(claim: IdempotencyClaim): Promise<void> {
+    await this.#options.sql.count(RELEASE, [claim.customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, claim.key, claim.leaseExpiresAt]);
+  }
+}

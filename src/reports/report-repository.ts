@@ -1,0 +1,42 @@
+// The persistence port of steps 9 and 10 (ruling R15): the report, its usage unit and (with a
+// key) the idempotency completion are written together or not at all. Adapters:
+// PgReportRepository (one statement, one transaction) and FakeReportRepository.
+import type { TokenUsage } from '../generation/report-generator.ts';
+import type { IdempotencyCompletion } from '../idempotency/idempotency-store.ts';
+import type { ReportResult } from '../generation/report-generator.ts';
+import type { StoredImageMetadata } from './evidence-report.entity.ts';
+
+/** One completed report and what commits with it: named fields, so nothing can be swapped. */
+export interface ReportRecord {
+  readonly reportId: string;
+  readonly customerId: string;
+  readonly apiKeyId: string;
+  readonly requestId: string;
+  readonly context: string;
+  readonly language: string | null;
+  /** The request as validated, kept and never exposed (spec 2.2). */
+  readonly input: unknown;
+  /** Metadata only: never bytes, never URLs (R22). */
+  readonly images: readonly StoredImageMetadata[];
+  /** Already storable: the 201 body is built from exactly this value. */
+  readonly result: ReportResult;
+  readonly generator: string;
+  readonly model: string | null;
+  readonly generationMs: number;
+  readonly tokenUsage: TokenUsage | null;
+  readonly at: Date;
+  /** Step 10: the usage unit. */
+  readonly usageId: string;
+  readonly units: number;
+  readonly idempotency: IdempotencyCompletion | undefined;
+}
+
+export interface ReportRepository {
+  /**
+   * Writes the report, its unit and the completion in one transaction. Throws PersistenceFailure:
+   * 'report_not_written' or 'unavailable' (nothing could be written), 'usage_not_recorded', or
+   * 'claim_lost' (the claim was taken over after our lease ran out); in every case nothing of
+   * the attempt remains.
+   */
+  record(record: ReportRecord): Promise<void>;
+}

@@ -1,0 +1,34 @@
+// Usage reads of the admin command line (`usage show`): the active plan and a month's usage
+// through customer_plan_usage, the same SQL function that step 1's one read calls (caller_facts),
+// so the rule is written once (issue 11).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { planUsageFromRow, type PlanUsage, type PlanUsageRow } from './plan-usage.ts';
+import type { MonthPeriod } from './period.ts';
+import { EVIDENCE_REPORT_OPERATION } from './usage-record.entity.ts';
+
+export class UsageRepository {
+  readonly #em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.#em = em;
+  }
+
+  /** The active plan and the period's usage; null without an active plan (R18). */
+  async planUsage(customerId: string, period: MonthPeriod): Promise<PlanUsage | null> {
+    const rows = await this.#em.execute<PlanUsageRow[]>('select * from customer_plan_usage(?, ?, ?)', [
+      customerId,
+      EVIDENCE_REPORT_OPERATION,
+      period.startsAt.toISOString(),
+    ]);
+    return rows[0] ? planUsageFromRow(rows[0]) : null;
+  }
+
+  /** Units recorded in the period, whatever the plan. */
+  async used(customerId: string, period: MonthPeriod): Promise<number> {
+    const rows = await this.#em.execute<{ used: string }[]>(
+      'select coalesce(sum(used), 0) as used from usage_counter where customer_id = ? and operation = ? and period_start = ?',
+      [customerId, EVIDENCE_REPORT_OPERATION, period.startsAt.toISOString()],
+    );
+    return Number(rows[0]?.used ?? 0);
+  }
+}
