@@ -77,7 +77,7 @@ describe('three instances on one database share the limits (R34)', function () {
         for (const res of answers) if (res.status !== 201) expectError(res, 'rate_limit_exceeded');
         expect(await totals(customerId)).to.deep.equal({ reports: RATE_LIMIT, units: RATE_LIMIT, claims: 0 });
         const perInstance = instances.map((_, k) => answers.filter((res, i) => i % INSTANCES === k && res.status === 201).length);
-        console.log(`      rate limit (${store} store): ${RATE_LIMIT} x 201 of ${answers.length} requests, per instance ${perInstance.join(' + ')}`);
+        process.stdout.write(`\n      rate limit (${store} store): ${RATE_LIMIT} x 201 of ${answers.length} requests, per instance ${perInstance.join(' + ')}\n`);
       });
 
       it('one Idempotency-Key sent to all three at once (3 x 5 identical requests) gives one report and one unit; the rest replay it or get 409 idempotency_in_progress (R12 to R14)', async () => {
@@ -120,8 +120,8 @@ describe('three instances on one database share the limits (R34)', function () {
           expectError(await client((instances[round] as Instance).url, apiKey).createReport(bodyNumber(99)), 'quota_exceeded');
           overshoots.push(created - LIMIT);
         }
-        console.log(
-          `      quota overshoot (limit ${LIMIT}, ${INSTANCES} instances x 8 concurrent requests, 3 rounds): ${overshoots.join(', ')} report(s) over the limit`,
+        process.stdout.write(
+          `\n      quota overshoot (limit ${LIMIT}, ${INSTANCES} instances x 8 concurrent requests, 3 rounds): ${overshoots.join(', ')} report(s) over the limit\n`,
         );
       });
     });

@@ -47,6 +47,6 @@ describe('three instances started at once on an empty database (R34)', function 
         rounds.push(`${startMs} ms`);
       });
     }
-    console.log(`      start race: ${ROUNDS} rounds of ${INSTANCES} instances on an empty database, all started in ${rounds.join(', ')}`);
+    process.stdout.write(`\n      start race: ${ROUNDS} rounds of ${INSTANCES} instances on an empty database, all started in ${rounds.join(', ')}\n`);
   });
 });

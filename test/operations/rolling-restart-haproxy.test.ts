@@ -161,9 +161,9 @@ describe('rolling restart behind HAProxy under load (R35)', function () {
     expect(usage.status).to.equal(200);
     expect(usage.body.usage[0]?.used, 'usage total').to.equal(outcome.created);
     expect(await customerTotals(customer.customerId, orm.em.fork())).to.deep.equal({ reports: outcome.created, units: outcome.created, claims: 0 });
-    console.log(
-      `      rolling restart: ${outcome.created} keyed POSTs served (all 201) in ${seconds.toFixed(1)} s by ${LOOPS} clients, ` +
-        `HAProxy sent ${NAMES.map((name) => `${name} ${stats.get(name)?.stot}`).join(', ')}; ${restarts.join('; ')}`,
+    process.stdout.write(
+      `\n      rolling restart: ${outcome.created} keyed POSTs served (all 201) in ${seconds.toFixed(1)} s by ${LOOPS} clients, ` +
+        `HAProxy sent ${NAMES.map((name) => `${name} ${stats.get(name)?.stot}`).join(', ')}; ${restarts.join('; ')}\n`,
     );
   });
 });
