@@ -79,21 +79,34 @@ export async function testServerUrl(): Promise<string> {
 
 /** Runs fn with the URL of a new, empty database on the PostgreSQL server of testServerUrl(). */
 export async function withServerDatabase(fn: (url: string) => Promise<void>): Promise<void> {
-  const name = `ers_empty_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: await testServerUrl() });
-  await admin.connect();
+  const database = await createServerDatabase();
   try {
-    await admin.query(`create database ${name}`);
-    try {
-      const url = new URL(await testServerUrl());
-      url.pathname = `/${name}`;
-      await fn(url.toString());
-    } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-    }
+    await fn(database.url);
   } finally {
-    await admin.end();
+    await database.drop();
   }
+}
+
+/**
+ * A new, empty database on the server of testServerUrl() that outlives one call (for a suite's
+ * before and after hooks); drop() removes it, closing whatever sessions are left.
+ */
+export async function createServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `ers_empty_${randomBytes(6).toString('hex')}`;
+  const server = await testServerUrl();
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
 /** Runs fn with a migrated embedded PGlite database of its own in a temporary DATA_DIR. */

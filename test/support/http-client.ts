@@ -1,7 +1,7 @@
 // A small HTTP client for the tests, on node:http so that a test can send exactly what it
 // means: repeated headers, no content type, raw bytes, a lying length. Every response it sees
 // is checked against the contract (contract-validator.ts).
-import { request } from 'node:http';
+import { request, type Agent } from 'node:http';
 import { recordResponse } from './contract-validator.ts';
 
 export interface SendOptions {
@@ -11,6 +11,8 @@ export interface SendOptions {
   raw?: Buffer | string;
   /** Send the body with chunked transfer coding (no content-length), in 64 KiB writes. */
   chunked?: boolean;
+  /** A keep-alive agent, for load that reuses connections as real clients do; default none. */
+  agent?: Agent;
 }
 
 export interface TestResponse<T = unknown> {
@@ -35,7 +37,7 @@ export async function send<T = unknown>(baseUrl: string, method: string, path: s
   }
   const url = new URL(path, baseUrl);
   const response = await new Promise<TestResponse<T>>((resolve, reject) => {
-    const req = request(url, { method, headers, agent: false }, (res) => {
+    const req = request(url, { method, headers, agent: options.agent ?? false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
