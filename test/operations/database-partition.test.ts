@@ -37,15 +37,17 @@ interface StepCase {
 const withKey = (client: Caller, n: number) =>
   client.create(bodyNumber(n), { headers: { 'idempotency-key': `partition-${n}` } });
 
-// The statements each step sends, in processing order (spec section 1).
+// The statements each step sends, in processing order (spec section 1). Step 1's one read
+// (caller_facts, issue 11) also brings the facts of steps 4 and 6 and of GET usage, so a database
+// that hangs during it is step 1's 503 for both operations; steps 4 and 6 send nothing of their
+// own (each fails closed with its own 503 when only its fact cannot be read:
+// test/reports/dependency-failures.test.ts).
 const STEPS: StepCase[] = [
-  { step: '1. authentication', markers: ['auth_lookup', 'k.status as key_status'], code: 'api_key_authentication_unavailable', send: withKey },
+  { step: '1. authentication (POST)', markers: ['caller_facts'], code: 'api_key_authentication_unavailable', send: withKey },
+  { step: '1. authentication (GET usage)', markers: ['caller_facts'], code: 'api_key_authentication_unavailable', send: (client) => client.usage() },
   { step: '3. rate limit (postgres store)', markers: ['rate_limit_counter'], code: 'rate_limit_unavailable', send: withKey },
-  { step: '4. entitlement', markers: ['entitlement'], code: 'entitlement_check_unavailable', send: withKey },
   { step: '5. idempotency claim', markers: ['idempotency_claim', 'insert into idempotency_record'], code: 'idempotency_unavailable', send: withKey },
-  { step: '6. quota', markers: ['plan_usage', 'left join usage_counter'], code: 'quota_check_unavailable', send: withKey },
   { step: '9-10. persistence', markers: ['record_evidence_report'], code: 'evidence_report_write_failed', send: withKey },
-  { step: 'GET usage', markers: ['plan_usage', 'left join usage_counter'], code: 'current_usage_unavailable', send: (client) => client.usage() },
 ];
 
 describe('a database partition at each step is bounded and recovered from (R33, R14, R15)', function () {
