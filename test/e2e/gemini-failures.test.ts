@@ -9,7 +9,8 @@ import { countCustomerRows, createCustomerFixture } from '../support/database.ts
 import { VALID_REPORT, blockedPromptAnswer, errorAnswer, reportAnswer, textAnswer } from '../generation/fake-gemini-server.ts';
 import type { FakeGeminiAnswer } from '../generation/fake-gemini-server.ts';
 import { expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
-import { errorOf, expectErrorCode, expectNoInternalDetail } from './support/leaks.ts';
+import { errorOf, expectNoInternalDetail } from './support/leaks.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const { priority: _priority, ...withoutPriority } = VALID_REPORT;
 const { suggestedNextStep: _next, ...withoutNextStep } = VALID_REPORT;
@@ -62,7 +63,7 @@ describe('Gemini end to end: every failure class gives its code, stores nothing 
         { context: 'property_maintenance', language: 'en', evidence: { text: 'Water is dripping from the kitchen sink.' } },
         { 'Idempotency-Key': randomUUID() },
       );
-      expectErrorCode(res, code);
+      expectApiError(res, code);
       expect(errorOf(res).details, 'no details for a generator failure').to.equal(undefined);
       expect(run.gemini.requests.length, 'Gemini was called').to.be.within(1, 2);
       expect(await countCustomerRows(customer.customerId), 'nothing stored, counted or claimed').to.deep.equal(before);
@@ -76,7 +77,7 @@ describe('Gemini end to end: every failure class gives its code, stores nothing 
     run.gemini.setDefault(errorAnswer(400));
     const api = client(run.service.url, customer.apiKey);
     const failed = await api.createReport({ context: 'property_maintenance', evidence: { text: 'Leak.' } });
-    expectErrorCode(failed, 'report_generation_failed');
+    expectApiError(failed, 'report_generation_failed');
     run.gemini.setDefault(reportAnswer());
     const ok = await api.createReport<{ result: unknown }>({ context: 'property_maintenance', evidence: { text: 'Leak.' } });
     expect(ok.status, ok.text).to.equal(201);

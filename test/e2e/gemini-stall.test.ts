@@ -7,7 +7,8 @@ import { client } from '../support/http-client.ts';
 import { countCustomerRows, createCustomerFixture } from '../support/database.ts';
 import type { FakeGeminiAnswer } from '../generation/fake-gemini-server.ts';
 import { GENERATOR_TIMEOUT_MS, expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
-import { expectErrorCode, expectNoInternalDetail } from './support/leaks.ts';
+import { expectNoInternalDetail } from './support/leaks.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 // Far above the 1.5 s limit, far below the test timeout: proves the cut, not a speed.
 const GENEROUS_BOUND_MS = GENERATOR_TIMEOUT_MS + 6_000;
@@ -39,7 +40,7 @@ describe('Gemini end to end: a stall past GENERATOR_TIMEOUT_MS gives 503 within 
         { 'Idempotency-Key': randomUUID() },
       );
       const elapsed = performance.now() - started;
-      expectErrorCode(res, 'report_generation_unavailable');
+      expectApiError(res, 'report_generation_unavailable');
       expect(elapsed, 'answered within the generous bound').to.be.below(GENEROUS_BOUND_MS);
       expect(run.gemini.requests.length).to.be.within(1, 2);
       expect(await countCustomerRows(customer.customerId)).to.deep.equal(before);

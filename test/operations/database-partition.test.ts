@@ -13,7 +13,8 @@ import { createCustomerFixture, testDatabaseUrl } from '../support/database.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { bodyNumber, caller, customerTotals, expectError, Ledger, serviceEnv, waitFor, type Caller } from '../reports/support.ts';
+import { bodyNumber, caller, customerTotals, Ledger, serviceEnv, waitFor, type Caller } from '../reports/support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const CONNECT_MS = 800;
 const STATEMENT_MS = 1_200;
@@ -92,7 +93,7 @@ describe('a database partition at each step is bounded and recovered from (R33, 
       expect(ready.ms, 'readyz answers within 2 s').to.be.below(2_000);
 
       const { value: response, ms } = await pending;
-      expectError(response, code);
+      expectApiError(response, code);
       expect(ms, `${code} within the R33 bound`).to.be.below(BOUND_MS);
 
       proxy.restore();

@@ -12,7 +12,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createCustomerFixture, createServerDatabase, openOrm, type CustomerFixture } from '../support/database.ts';
 import { client, type TestResponse } from '../support/http-client.ts';
 import { killInstances, startInstances, stopInstances, type Instance } from '../support/instances.ts';
-import { bodyNumber, customerTotals, expectError, isReplay, type CreatedReport } from '../reports/support.ts';
+import { bodyNumber, customerTotals, isReplay, type CreatedReport } from '../reports/support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const INSTANCES = 3;
 /** RATE_LIMIT_REQUESTS of every instance: per customer and window, in total. */
@@ -77,7 +78,7 @@ describe('three instances on one database share the limits (R34)', function () {
         // Three times the limit, one third to each instance: a per-process counter would allow all.
         const answers = await roundRobin(instances, INSTANCES * RATE_LIMIT, (url, i) => client(url, apiKey).createReport(bodyNumber(i)));
         expect(count(answers, 201), `201s of ${statuses(answers).join(',')}`).to.equal(RATE_LIMIT);
-        for (const res of answers) if (res.status !== 201) expectError(res, 'rate_limit_exceeded');
+        for (const res of answers) if (res.status !== 201) expectApiError(res, 'rate_limit_exceeded');
         expect(await totals(customerId)).to.deep.equal({ reports: RATE_LIMIT, units: RATE_LIMIT, claims: 0 });
         const perInstance = instances.map((_, k) => answers.filter((res, i) => i % INSTANCES === k && res.status === 201).length);
         process.stdout.write(`\n      rate limit (${store} store): ${RATE_LIMIT} x 201 of ${answers.length} requests, per instance ${perInstance.join(' + ')}\n`);
@@ -95,7 +96,7 @@ describe('three instances on one database share the limits (R34)', function () {
           const id = originals[0]?.body.id;
           for (const res of answers) {
             if (res.status === 201) expect(res.body.id, `round ${round}: every 201 is the one report`).to.equal(id);
-            else expectError(res, 'idempotency_in_progress');
+            else expectApiError(res, 'idempotency_in_progress');
           }
           expect(await totals(customerId), `round ${round}`).to.deep.equal({ reports: 1, units: 1, claims: 0 });
           // Afterwards every instance replays the same report.
@@ -115,12 +116,12 @@ describe('three instances on one database share the limits (R34)', function () {
           const { customerId, apiKey } = await customer(LIMIT);
           const answers = await roundRobin(instances, INSTANCES * 8, (url, i) => client(url, apiKey).createReport(bodyNumber(i)));
           const created = count(answers, 201);
-          for (const res of answers) if (res.status !== 201) expectError(res, 'quota_exceeded');
+          for (const res of answers) if (res.status !== 201) expectApiError(res, 'quota_exceeded');
           // A request is refused only once L units are recorded, so at least L succeed; more may,
           // when they checked the quota before the L-th unit was committed (no reservation).
           expect(created, `round ${round}`).to.be.at.least(LIMIT);
           expect(await totals(customerId), `round ${round}`).to.deep.equal({ reports: created, units: created, claims: 0 });
-          expectError(await client((instances[round] as Instance).url, apiKey).createReport(bodyNumber(99)), 'quota_exceeded');
+          expectApiError(await client((instances[round] as Instance).url, apiKey).createReport(bodyNumber(99)), 'quota_exceeded');
           overshoots.push(created - LIMIT);
         }
         process.stdout.write(

@@ -7,7 +7,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { createCustomerFixture } from '../support/database.ts';
 import type { TestResponse } from '../support/http-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, isReplay, Ledger, serviceEnv, type CreatedReport } from './support.ts';
+import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, type CreatedReport } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 describe('POST /v1/evidence/reports under concurrency (spec 4.1, section 8, R12 to R15, R17)', function () {
   this.timeout(60_000);
@@ -41,7 +42,7 @@ describe('POST /v1/evidence/reports under concurrency (spec 4.1, section 8, R12 
     expect([...originals.keys()].sort()).to.deep.equal([...keys].sort());
     for (const { key, res } of answers) {
       if (res.status === 201) expect(res.body.id, `the answer for ${key}`).to.equal(originals.get(key));
-      else expectError(res, 'idempotency_in_progress');
+      else expectApiError(res, 'idempotency_in_progress');
     }
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 10, units: 10, claims: 0 });
   });
@@ -52,10 +53,10 @@ describe('POST /v1/evidence/reports under concurrency (spec 4.1, section 8, R12 
     const answers: TestResponse[] = await Promise.all(Array.from({ length: 10 }, (_, i) => client.create(bodyNumber(10 + i))));
     const created = answers.filter((res) => res.status === 201).length;
     expect(created).to.be.at.least(1);
-    for (const res of answers) if (res.status !== 201) expectError(res, 'quota_exceeded');
+    for (const res of answers) if (res.status !== 201) expectApiError(res, 'quota_exceeded');
     // No reservation (spec section 8): requests that passed the check together may all complete.
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 2 + created, units: 2 + created, claims: 0 });
-    expectError(await client.create(bodyNumber(99)), 'quota_exceeded');
+    expectApiError(await client.create(bodyNumber(99)), 'quota_exceeded');
   });
 
   it('200 concurrent requests on distinct keys: exactly 200 x 201, 200 reports and 200 units', async () => {

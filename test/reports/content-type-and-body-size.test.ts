@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, expectError, Ledger, postChunked, serviceEnv, VALID_BODY, type Caller } from './support.ts';
+import { caller, customerTotals, Ledger, postChunked, serviceEnv, VALID_BODY, type Caller } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const ONE_MIB = 1024 * 1024;
 const json = JSON.stringify(VALID_BODY);
@@ -41,13 +42,13 @@ describe('POST /v1/evidence/reports: content type and body size (R6)', () => {
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'application/json-patch+json', 'multipart/form-data; boundary=x']) {
     it(`content-type ${contentType} is 400 invalid_request_payload (R6)`, async () => {
       const res = await client.create(undefined, { raw: json, headers: { 'content-type': contentType } });
-      expectError(res, 'invalid_request_payload', { pointer: '', rule: 'contentType' });
+      expectApiError(res, 'invalid_request_payload', { pointer: '', rule: 'contentType' });
     });
   }
 
   it('no content-type is 400 invalid_request_payload (R6)', async () => {
     const res = await client.create(undefined, { raw: json });
-    expectError(res, 'invalid_request_payload', { pointer: '', rule: 'contentType' });
+    expectApiError(res, 'invalid_request_payload', { pointer: '', rule: 'contentType' });
   });
 
   for (const contentType of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8']) {
@@ -64,12 +65,12 @@ describe('POST /v1/evidence/reports: content type and body size (R6)', () => {
 
   it('a body one byte over 1 MiB is 400 invalid_request_payload, not 413 (R6)', async () => {
     const res = await client.create(undefined, { raw: bodyOfSize(ONE_MIB + 1), headers: { 'content-type': 'application/json' } });
-    expectError(res, 'invalid_request_payload', { pointer: '', rule: 'maxBodySize' });
+    expectApiError(res, 'invalid_request_payload', { pointer: '', rule: 'maxBodySize' });
   });
 
   it('a chunked body over 1 MiB (no content-length) is 400 invalid_request_payload (R6)', async () => {
     const res = await postChunked(service.url, { 'content-type': 'application/json', 'x-api-key': apiKey }, bodyOfSize(3 * ONE_MIB));
-    expectError(res, 'invalid_request_payload', { pointer: '', rule: 'maxBodySize' });
+    expectApiError(res, 'invalid_request_payload', { pointer: '', rule: 'maxBodySize' });
   });
 
   it('a chunked body within 1 MiB is read to its end and accepted (R6)', async () => {

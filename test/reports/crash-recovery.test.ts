@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { createCustomerFixture, testDatabaseIsPglite, testDatabaseUrl } from '../support/database.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
-import { customerTotals, expectError, isReplay, REPORTS_PATH, bodyNumber, type CreatedReport } from './support.ts';
+import { customerTotals, isReplay, REPORTS_PATH, bodyNumber, type CreatedReport } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const REQUESTS = 20;
@@ -116,7 +117,7 @@ describe('crash recovery: SIGKILL with requests in flight, restart, retry each k
           return;
         }
         // A claim left by the killed process holds its key until its lease ends (R14).
-        expectError(res, 'idempotency_in_progress');
+        expectApiError(res, 'idempotency_in_progress');
         expect(Date.now(), `key crash-${i} still in progress`).to.be.below(deadline);
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }

@@ -11,7 +11,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { createCustomerFixture, openOrm, withEmptyDatabase } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, expectError, isReplay, Ledger, type CreatedReport } from './support.ts';
+import { caller, customerTotals, isReplay, Ledger, type CreatedReport } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const BODY = { context: 'property_maintenance', evidence: { text: 'Broken window latch.', images: [{ url: 'https://img.example/latch.png' }] } };
 const KEY = { 'idempotency-key': 'fault' };
@@ -125,7 +126,7 @@ describe('POST /v1/evidence/reports: each dependency failure is its own 503 and 
       } finally {
         await run(em(), repairedBy);
       }
-      expectError(res, code);
+      expectApiError(res, code);
       expect(await customerTotals(client.customerId, em())).to.deep.equal({ reports: 0, units: 0, claims: 0 });
       if (beforeStep7) {
         expect(imageFetcher.calls.length, 'no image fetch before step 7').to.equal(fetches);
@@ -147,7 +148,7 @@ describe('POST /v1/evidence/reports: each dependency failure is its own 503 and 
     const [row] = await em().execute<{ result: unknown }[]>('select result from evidence_report where id = ?', [original.body.id]);
     await em().execute(`update evidence_report set result = '{"title": 5}'::jsonb where id = ?`, [original.body.id]);
     const calls = generator.callCount;
-    expectError(await client.create(BODY, { headers: KEY }), 'idempotency_replay_unavailable');
+    expectApiError(await client.create(BODY, { headers: KEY }), 'idempotency_replay_unavailable');
     expect(generator.callCount, 'a failed replay never generates anew').to.equal(calls);
     expect(await customerTotals(client.customerId, em())).to.deep.equal({ reports: 1, units: 1, claims: 0 });
     await em().execute('update evidence_report set result = ?::jsonb where id = ?', [JSON.stringify(row?.result), original.body.id]);

@@ -12,7 +12,6 @@ import {
   bodyNumber,
   caller,
   customerTotals,
-  expectError,
   isReplay,
   Ledger,
   serviceEnv,
@@ -21,6 +20,7 @@ import {
   type Caller,
   type CreatedReport,
 } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 
 async function proxyToTestDatabase(): Promise<TcpProxy> {
@@ -54,8 +54,8 @@ describe('fail closed: the database behind a TCP proxy that is cut (spec section
     expect((await client.create(bodyNumber(1))).status).to.equal(201);
     proxy.cut();
     for (let i = 0; i < 3; i++) {
-      expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': `cut-${i}` } }), 'api_key_authentication_unavailable');
-      expectError(await client.usage(), 'api_key_authentication_unavailable');
+      expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': `cut-${i}` } }), 'api_key_authentication_unavailable');
+      expectApiError(await client.usage(), 'api_key_authentication_unavailable');
     }
     proxy.restore();
     expect((await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'cut-0' } })).status).to.equal(201);
@@ -70,7 +70,7 @@ describe('fail closed: the database behind a TCP proxy that is cut (spec section
     await waitFor(() => slow.callCount === 1);
     // No connection is held while generating (R16), so the cut hits the write that follows.
     proxy.cut();
-    expectError(await pending, 'evidence_report_write_failed');
+    expectApiError(await pending, 'evidence_report_write_failed');
     // The release of the claim failed too (the database was unreachable): it is retried in the
     // background (R36), so once the database is back the client's retry with the same key gets
     // its answer, not 409 idempotency_in_progress for the rest of the lease.

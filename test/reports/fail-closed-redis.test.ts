@@ -7,7 +7,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { createCustomerFixture } from '../support/database.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, Ledger, serviceEnv, type Caller } from './support.ts';
+import { bodyNumber, caller, customerTotals, Ledger, serviceEnv, type Caller } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 describe('fail closed: the Redis rate-limit store behind a TCP proxy that is cut (R20)', () => {
   const ledger = new Ledger();
@@ -33,7 +34,7 @@ describe('fail closed: the Redis rate-limit store behind a TCP proxy that is cut
     proxy.cut();
     const calls = generator.callCount;
     for (let i = 0; i < 3; i++) {
-      expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } }), 'rate_limit_unavailable');
+      expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } }), 'rate_limit_unavailable');
     }
     expect(generator.callCount).to.equal(calls);
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
@@ -44,7 +45,7 @@ describe('fail closed: the Redis rate-limit store behind a TCP proxy that is cut
     const deadline = Date.now() + 15_000;
     let res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } });
     while (res.status !== 201 && Date.now() < deadline) {
-      expectError(res, 'rate_limit_unavailable');
+      expectApiError(res, 'rate_limit_unavailable');
       await new Promise((resolve) => setTimeout(resolve, 100));
       res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } });
     }
@@ -84,7 +85,7 @@ describe('a partition between the service and the Redis rate-limit store is boun
     proxy.blackhole();
     for (let i = 0; i < 3; i++) {
       const started = performance.now();
-      expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } }), 'rate_limit_unavailable');
+      expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } }), 'rate_limit_unavailable');
       expect(performance.now() - started).to.be.below(CONNECT_MS + STATEMENT_MS + 1_000);
     }
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
@@ -92,7 +93,7 @@ describe('a partition between the service and the Redis rate-limit store is boun
     const restored = performance.now();
     let res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } });
     while (res.status !== 201 && performance.now() - restored < 15_000) {
-      expectError(res, 'rate_limit_unavailable');
+      expectApiError(res, 'rate_limit_unavailable');
       await new Promise((resolve) => setTimeout(resolve, 100));
       res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } });
     }

@@ -7,7 +7,8 @@ import { FakeReportGenerator, SAMPLE_REPORT } from '../../src/generation/fake-re
 import type { ReportGenerator } from '../../src/generation/report-generator.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, isReplay, Ledger, serviceEnv, SwappableGenerator, type Caller, type CreatedReport } from './support.ts';
+import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, SwappableGenerator, type Caller, type CreatedReport } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const { confidence: _omitted, ...withoutConfidence } = SAMPLE_REPORT;
 
@@ -40,11 +41,11 @@ describe('POST /v1/evidence/reports: generation failures and invalid output (R24
   });
 
   /** The fault gives its code; then, with a healthy generator, the same key makes one report. */
-  async function failsThenRecovers(fault: FakeReportGenerator, code: Parameters<typeof expectError>[1]): Promise<string> {
+  async function failsThenRecovers(fault: FakeReportGenerator, code: Parameters<typeof expectApiError>[1]): Promise<string> {
     const idempotencyKey = `gen-${++key}`;
     generator.current = fault;
     const res = await client.create(bodyNumber(key), { headers: { 'idempotency-key': idempotencyKey } });
-    expectError(res, code);
+    expectApiError(res, code);
     expect(fault.callCount).to.equal(1);
     expect((await customerTotals(client.customerId)).claims).to.equal(0);
     generator.current = new FakeReportGenerator();
@@ -79,7 +80,7 @@ describe('POST /v1/evidence/reports: generation failures and invalid output (R24
     };
     generator.current = broken;
     const res = await client.create(bodyNumber(200), { headers: { 'idempotency-key': 'unexpected' } });
-    expectError(res, 'internal_error');
+    expectApiError(res, 'internal_error');
     expect(res.text).not.to.match(/candidates|adapter\.ts|TypeError/);
     expect((await customerTotals(client.customerId)).claims).to.equal(0);
     generator.current = new FakeReportGenerator();

@@ -3,6 +3,7 @@
 // retention (24 h) and is then free again. The lease doubles as a fencing token: a request that
 // lost its claim to a takeover stores nothing (R15).
 import { expect } from 'chai';
+import { idempotencyLeaseMs } from '../../src/config.ts';
 import { CREATE_REPORT_METHOD, CREATE_REPORT_PATH } from '../../src/reports/stages/apply-idempotency.ts';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { requestFingerprint } from '../../src/idempotency/fingerprint.ts';
@@ -13,7 +14,6 @@ import {
   bodyNumber,
   caller,
   customerTotals,
-  expectError,
   isReplay,
   Ledger,
   serviceEnv,
@@ -21,6 +21,7 @@ import {
   waitFor,
   type CreatedReport,
 } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const T0 = '2026-06-15T12:00:00.000Z';
 const HOUR = 3_600_000;
@@ -42,7 +43,7 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
 
   before(async () => {
     service = await startTestService(await serviceEnv(), { clock, generator });
-    leaseMs = service.config.generatorTimeoutMs + service.config.imageFetchTimeoutMs + 30_000;
+    leaseMs = idempotencyLeaseMs(service.config);
   });
   beforeEach(() => {
     clock.set(T0);
@@ -56,7 +57,7 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
   it('a request that fails after claiming its key releases it: the retry with the same key succeeds (R14)', async () => {
     const client = caller(service.url, await createCustomerFixture(), ledger);
     generator.current = new FakeReportGenerator({ error: { kind: 'unavailable' } });
-    expectError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'retry-me' } }), 'report_generation_unavailable');
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'retry-me' } }), 'report_generation_unavailable');
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 0, units: 0, claims: 0 });
     generator.current = new FakeReportGenerator();
     const retry = await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'retry-me' } });
@@ -81,7 +82,7 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
   it('after the retention the key is free for another request too: no conflict (R14)', async () => {
     const client = caller(service.url, await createCustomerFixture(), ledger);
     await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'reuse' } });
-    expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'reuse' } }), 'idempotency_conflict');
+    expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'reuse' } }), 'idempotency_conflict');
     clock.advance(24 * HOUR + 1);
     expect((await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'reuse' } })).status).to.equal(201);
   });
@@ -104,8 +105,8 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
   it('a live claim of another instance is 409 idempotency_in_progress, of another request 409 idempotency_conflict (R14, R30)', async () => {
     const client = caller(service.url, await createCustomerFixture(), ledger);
     await insertClaim(client.customerId, 'live', bodyNumber(1), new Date(Date.parse(T0) + 1000).toISOString());
-    expectError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'live' } }), 'idempotency_in_progress');
-    expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'live' } }), 'idempotency_conflict');
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'live' } }), 'idempotency_in_progress');
+    expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'live' } }), 'idempotency_conflict');
     clock.advance(1000);
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'live' } })).status).to.equal(201);
   });
@@ -123,7 +124,7 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
     expect(takeover.status).to.equal(201);
     expect(isReplay(takeover)).to.equal(false);
     // The original finishes generating, cannot complete its lost claim, and rolls back.
-    expectError(await original, 'idempotency_unavailable');
+    expectApiError(await original, 'idempotency_unavailable');
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
     const replay = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'fenced' } });
     expect(replay.body.id).to.equal(takeover.body.id);

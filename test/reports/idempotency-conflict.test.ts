@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, isReplay, Ledger, serviceEnv, waitFor, type CreatedReport } from './support.ts';
+import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, waitFor, type CreatedReport } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 describe('POST /v1/evidence/reports: idempotency_conflict and idempotency_in_progress (spec 4.1, R12, R30)', () => {
   const ledger = new Ledger();
@@ -25,9 +26,9 @@ describe('POST /v1/evidence/reports: idempotency_conflict and idempotency_in_pro
     const client = caller(service.url, await createCustomerFixture(), ledger);
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'k' } })).status).to.equal(201);
     const calls = generator.callCount;
-    expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k' } }), 'idempotency_conflict');
+    expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k' } }), 'idempotency_conflict');
     // Any value change is another request (R12): the language alone.
-    expectError(await client.create({ ...bodyNumber(1), language: 'de' }, { headers: { 'idempotency-key': 'k' } }), 'idempotency_conflict');
+    expectApiError(await client.create({ ...bodyNumber(1), language: 'de' }, { headers: { 'idempotency-key': 'k' } }), 'idempotency_conflict');
     expect(generator.callCount).to.equal(calls);
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
   });
@@ -37,7 +38,7 @@ describe('POST /v1/evidence/reports: idempotency_conflict and idempotency_in_pro
     const calls = generator.callCount;
     const original = client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'slow' } });
     await waitFor(() => generator.callCount > calls);
-    expectError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'slow' } }), 'idempotency_in_progress');
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'slow' } }), 'idempotency_in_progress');
     const first = await original;
     expect(first.status).to.equal(201);
     const replay = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'slow' } });
@@ -51,7 +52,7 @@ describe('POST /v1/evidence/reports: idempotency_conflict and idempotency_in_pro
     const calls = generator.callCount;
     const original = client.create(bodyNumber(1), { headers: { 'idempotency-key': 'slow-other' } });
     await waitFor(() => generator.callCount > calls);
-    expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'slow-other' } }), 'idempotency_conflict');
+    expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'slow-other' } }), 'idempotency_conflict');
     expect((await original).status).to.equal(201);
     expect(generator.callCount).to.equal(calls + 1);
   });

@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, isReplay, Ledger, serviceEnv, type Caller, type CreatedReport } from './support.ts';
+import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, type Caller, type CreatedReport } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 describe('POST /v1/evidence/reports: the Idempotency-Key header (spec 4.1, R11)', () => {
   const ledger = new Ledger();
@@ -33,7 +34,7 @@ describe('POST /v1/evidence/reports: the Idempotency-Key header (spec 4.1, R11)'
   for (const [name, value] of invalid) {
     it(`${name} is 400 invalid_idempotency_key (R11)`, async () => {
       const res = await client.create(bodyNumber(1), { headers: { 'idempotency-key': value } });
-      expectError(res, 'invalid_idempotency_key');
+      expectApiError(res, 'invalid_idempotency_key');
     });
   }
 

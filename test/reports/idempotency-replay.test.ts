@@ -9,7 +9,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, isReplay, Ledger, serviceEnv, type CreatedReport } from './support.ts';
+import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, type CreatedReport } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const BODY = {
   context: 'damage_report',
@@ -60,7 +61,7 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
     const client = caller(service.url, await createCustomerFixture({ monthlyLimit: 1 }), ledger);
     const first = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'last-unit' } });
     expect(first.status).to.equal(201);
-    expectError(await client.create(bodyNumber(2)), 'quota_exceeded');
+    expectApiError(await client.create(bodyNumber(2)), 'quota_exceeded');
     const replay = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'last-unit' } });
     expect(replay.status).to.equal(201);
     expect(isReplay(replay)).to.equal(true);
@@ -71,7 +72,7 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
     const client = caller(limited.url, await createCustomerFixture(), ledger);
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'rl' } })).status).to.equal(201);
     expect(isReplay(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'rl' } }))).to.equal(true);
-    expectError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'rl' } }), 'rate_limit_exceeded');
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'rl' } }), 'rate_limit_exceeded');
   });
 
   it('a replay is still entitlement-checked: it passes step 4 (R13, R21)', async () => {
@@ -79,7 +80,7 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
     const client = caller(service.url, customer, ledger);
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'ent' } })).status).to.equal(201);
     await setEntitlement(await testEm(), { customerId: customer.customerId, entitled: false });
-    expectError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'ent' } }), 'product_not_entitled');
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'ent' } }), 'product_not_entitled');
   });
 
   it('two API keys of one customer share the scope: the second key replays the first key\'s report (R12)', async () => {

@@ -8,7 +8,8 @@ import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import type { ImageFetcher } from '../../src/images/image-fetcher.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, expectError, Ledger, serviceEnv, SwappableImageFetcher, type Caller } from './support.ts';
+import { caller, customerTotals, Ledger, serviceEnv, SwappableImageFetcher, type Caller } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const GOOD = 'https://img.example/ok.png';
 const BAD = 'https://img.example/bad.png';
@@ -45,7 +46,7 @@ describe('POST /v1/evidence/reports: remote image failures (spec 4.1, R22, R23)'
     imageFetcher.current = new FakeImageFetcher({ failures: { [BAD]: { kind: 'rejected', reason: 'blocked_address' } } });
     const calls = generator.callCount;
     const res = await client.create(twoImages, { headers: { 'idempotency-key': 'rejected' } });
-    expectError(res, 'remote_evidence_image_rejected', { imageIndex: 1 });
+    expectApiError(res, 'remote_evidence_image_rejected', { imageIndex: 1 });
     await expectNothingAfter('rejected', calls);
   });
 
@@ -53,7 +54,7 @@ describe('POST /v1/evidence/reports: remote image failures (spec 4.1, R22, R23)'
     imageFetcher.current = new FakeImageFetcher({ failures: { [GOOD]: { kind: 'unavailable', reason: 'timeout' } } });
     const calls = generator.callCount;
     const res = await client.create(twoImages, { headers: { 'idempotency-key': 'unavailable' } });
-    expectError(res, 'remote_evidence_image_unavailable', { imageIndex: 0 });
+    expectApiError(res, 'remote_evidence_image_unavailable', { imageIndex: 0 });
     await expectNothingAfter('unavailable', calls);
   });
 
@@ -66,7 +67,7 @@ describe('POST /v1/evidence/reports: remote image failures (spec 4.1, R22, R23)'
     imageFetcher.current = broken;
     const calls = generator.callCount;
     const res = await client.create(twoImages, { headers: { 'idempotency-key': 'unexpected' } });
-    expectError(res, 'remote_evidence_image_unavailable');
+    expectApiError(res, 'remote_evidence_image_unavailable');
     expect(res.text).not.to.match(/ECONNREFUSED|10\.0\.0\.7|resolving/);
     await expectNothingAfter('unexpected', calls);
   });

@@ -7,7 +7,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, expectError, Ledger, serviceEnv, type Caller } from './support.ts';
+import { caller, customerTotals, Ledger, serviceEnv, type Caller } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const TEXT_MAX = 40;
 const IMAGE_MAX = 2;
@@ -41,28 +42,28 @@ describe('POST /v1/evidence/reports: 422 invalid_evidence_report_input (R7)', ()
 
   it('text over EVIDENCE_TEXT_MAX_CHARS is 422 with pointer /evidence/text (R7)', async () => {
     const res = await client.create(report({ text: 'x'.repeat(TEXT_MAX + 1) }));
-    expectError(res, 'invalid_evidence_report_input', { pointer: '/evidence/text', rule: 'maxLength' });
+    expectApiError(res, 'invalid_evidence_report_input', { pointer: '/evidence/text', rule: 'maxLength' });
   });
 
   it('more than IMAGE_MAX_COUNT images is 422 with pointer /evidence/images (R7)', async () => {
     const res = await client.create(report({ images: [url(1), url(2), url(3)].map((u) => ({ url: u })) }));
-    expectError(res, 'invalid_evidence_report_input', { pointer: '/evidence/images', rule: 'maxItems' });
+    expectApiError(res, 'invalid_evidence_report_input', { pointer: '/evidence/images', rule: 'maxItems' });
   });
 
   it('an image URL over IMAGE_URL_MAX_CHARS is 422 naming that image (R7)', async () => {
     const long = `https://img.example/${'a'.repeat(URL_MAX)}.png`;
     const res = await client.create(report({ images: [{ url: url(1) }, { url: long }] }));
-    expectError(res, 'invalid_evidence_report_input', { pointer: '/evidence/images/1/url', rule: 'maxLength' });
+    expectApiError(res, 'invalid_evidence_report_input', { pointer: '/evidence/images/1/url', rule: 'maxLength' });
   });
 
   it('language over LANGUAGE_MAX_CHARS is 422 with pointer /language (R7)', async () => {
     const res = await client.create(report({ text: 'leak' }, { language: 'x'.repeat(LANGUAGE_MAX + 1) }));
-    expectError(res, 'invalid_evidence_report_input', { pointer: '/language', rule: 'maxLength' });
+    expectApiError(res, 'invalid_evidence_report_input', { pointer: '/language', rule: 'maxLength' });
   });
 
   it('a schema violation is reported before an application limit (R29: schema, then R7 limits)', async () => {
     const res = await client.create(report({ text: 'x'.repeat(TEXT_MAX + 1), extra: true }));
-    expectError(res, 'invalid_request_payload', { pointer: '/evidence/extra', rule: 'additionalProperties' });
+    expectApiError(res, 'invalid_request_payload', { pointer: '/evidence/extra', rule: 'additionalProperties' });
   });
 
   it('every value exactly at its limit is accepted, characters counted as code points (R7)', async () => {

@@ -6,7 +6,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, expectError, Ledger, serviceEnv, type Caller } from './support.ts';
+import { caller, customerTotals, Ledger, serviceEnv, type Caller } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const MALFORMED: [string, Buffer | string][] = [
   ['an empty body', ''],
@@ -39,7 +40,7 @@ describe('POST /v1/evidence/reports: 400 invalid_json (spec section 7, R29)', ()
   for (const [name, raw] of MALFORMED) {
     it(`${name} is 400 invalid_json with the fixed message`, async () => {
       const res = await client.create(undefined, { raw, headers: { 'content-type': 'application/json', 'idempotency-key': `json-${name}` } });
-      expectError(res, 'invalid_json');
+      expectApiError(res, 'invalid_json');
     });
   }
 

@@ -6,7 +6,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, expectError, Ledger, type Caller } from './support.ts';
+import { caller, customerTotals, Ledger, type Caller } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const text = { text: 'Water is dripping under the sink.' };
 
@@ -51,7 +52,7 @@ describe('POST /v1/evidence/reports: 400 invalid_request_payload (spec 2.1, R6, 
   for (const { rule, body, details } of CASES) {
     it(`${rule} is 400 invalid_request_payload with details ${JSON.stringify(details)} (R8)`, async () => {
       const res = await client.create(body, { headers: { 'idempotency-key': `payload-${rule}` } });
-      expectError(res, 'invalid_request_payload', details);
+      expectApiError(res, 'invalid_request_payload', details);
     });
   }
 
@@ -63,7 +64,7 @@ describe('POST /v1/evidence/reports: 400 invalid_request_payload (spec 2.1, R6, 
   ] as const) {
     it(`${name} is 400 invalid_request_payload with pointer "" and rule "type" (R8)`, async () => {
       const res = await client.create(undefined, { raw, headers: { 'content-type': 'application/json' } });
-      expectError(res, 'invalid_request_payload', details);
+      expectApiError(res, 'invalid_request_payload', details);
     });
   }
 

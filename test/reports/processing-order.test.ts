@@ -10,7 +10,8 @@ import { createCustomerFixture, testEm } from '../support/database.ts';
 import { send } from '../support/http-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { ImageServer, serve } from '../images/support/image-server.ts';
-import { bodyNumber, caller, customerTotals, expectError, Ledger, REPORTS_PATH, serviceEnv, VALID_BODY, type Caller } from './support.ts';
+import { bodyNumber, caller, customerTotals, Ledger, REPORTS_PATH, serviceEnv, VALID_BODY, type Caller } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const BAD_JSON = '{"context": "property_maintenance", "evidence": {';
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -45,67 +46,67 @@ describe('POST /v1/evidence/reports: processing order (spec section 1, R5, R20, 
 
   it('missing x-api-key and bad JSON: 401 missing_api_key (step 1 before step 2, R5)', async () => {
     const res = await send(service.url, 'POST', REPORTS_PATH, { raw: BAD_JSON, headers: JSON_TYPE });
-    expectError(res, 'missing_api_key');
+    expectApiError(res, 'missing_api_key');
   });
 
   it('an unknown x-api-key and bad JSON: 401 invalid_api_key (R5)', async () => {
     const res = await send(service.url, 'POST', REPORTS_PATH, { raw: BAD_JSON, headers: { ...JSON_TYPE, 'x-api-key': 'ers_live_notAKeyOfAnyone0123456789abcdef' } });
-    expectError(res, 'invalid_api_key');
+    expectApiError(res, 'invalid_api_key');
   });
 
   it('missing x-api-key, a wrong content type and a bad Idempotency-Key: 401 missing_api_key (R5)', async () => {
     const res = await send(service.url, 'POST', REPORTS_PATH, { raw: 'x', headers: { 'content-type': 'text/plain', 'idempotency-key': ' ' } });
-    expectError(res, 'missing_api_key');
+    expectApiError(res, 'missing_api_key');
   });
 
   it('a wrong content type and a bad Idempotency-Key: 400 invalid_request_payload (R29: content type first)', async () => {
     const client = caller(service.url, await createCustomerFixture(), ledger);
     const res = await client.create(undefined, { raw: JSON.stringify(VALID_BODY), headers: { 'content-type': 'text/plain', 'idempotency-key': ' ' } });
-    expectError(res, 'invalid_request_payload', { pointer: '', rule: 'contentType' });
+    expectApiError(res, 'invalid_request_payload', { pointer: '', rule: 'contentType' });
   });
 
   it('a bad Idempotency-Key and bad JSON: 400 invalid_idempotency_key (R29: the header before the body)', async () => {
     const client = caller(service.url, await createCustomerFixture(), ledger);
-    expectError(await client.create(undefined, { raw: BAD_JSON, headers: { ...JSON_TYPE, 'idempotency-key': 'k'.repeat(256) } }), 'invalid_idempotency_key');
+    expectApiError(await client.create(undefined, { raw: BAD_JSON, headers: { ...JSON_TYPE, 'idempotency-key': 'k'.repeat(256) } }), 'invalid_idempotency_key');
   });
 
   it('bad JSON while over the rate limit: 400 invalid_json (step 2 before step 3)', async () => {
     const client = await overTheRateLimit();
-    expectError(await client.create(undefined, { raw: BAD_JSON, headers: JSON_TYPE }), 'invalid_json');
+    expectApiError(await client.create(undefined, { raw: BAD_JSON, headers: JSON_TYPE }), 'invalid_json');
   });
 
   it('an over-long text while over the rate limit: 422 invalid_evidence_report_input (R29: all of step 2 before step 3)', async () => {
     const client = await overTheRateLimit();
     const res = await client.create({ context: 'property_maintenance', evidence: { text: 'x'.repeat(20_001) } });
-    expectError(res, 'invalid_evidence_report_input', { pointer: '/evidence/text', rule: 'maxLength' });
+    expectApiError(res, 'invalid_evidence_report_input', { pointer: '/evidence/text', rule: 'maxLength' });
   });
 
   it('requests rejected at step 2 do not count against the rate limit (R20: requests that reach step 3)', async () => {
     const client = caller(limited.url, await createCustomerFixture(), ledger);
-    expectError(await client.create(undefined, { raw: BAD_JSON, headers: JSON_TYPE }), 'invalid_json');
-    expectError(await client.create({ context: 'space_travel', evidence: { text: 'x' } }), 'invalid_request_payload');
-    expectError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': '' } }), 'invalid_idempotency_key');
-    expectError(await client.create({ context: 'property_maintenance', evidence: { text: 'x'.repeat(20_001) } }), 'invalid_evidence_report_input');
+    expectApiError(await client.create(undefined, { raw: BAD_JSON, headers: JSON_TYPE }), 'invalid_json');
+    expectApiError(await client.create({ context: 'space_travel', evidence: { text: 'x' } }), 'invalid_request_payload');
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': '' } }), 'invalid_idempotency_key');
+    expectApiError(await client.create({ context: 'property_maintenance', evidence: { text: 'x'.repeat(20_001) } }), 'invalid_evidence_report_input');
     expect((await client.create(bodyNumber(1))).status).to.equal(201);
     expect((await client.create(bodyNumber(2))).status).to.equal(201);
-    expectError(await client.create(bodyNumber(3)), 'rate_limit_exceeded');
+    expectApiError(await client.create(bodyNumber(3)), 'rate_limit_exceeded');
   });
 
   it('over the rate limit and not entitled: 429 rate_limit_exceeded (step 3 before step 4)', async () => {
     const client = await overTheRateLimit({ noEntitlement: true });
-    expectError(await client.create(bodyNumber(3)), 'rate_limit_exceeded');
+    expectApiError(await client.create(bodyNumber(3)), 'rate_limit_exceeded');
   });
 
   it('requests refused at step 4 still counted at step 3 (R20)', async () => {
     const client = caller(limited.url, await createCustomerFixture({ noEntitlement: true }), ledger);
-    expectError(await client.create(bodyNumber(1)), 'product_not_entitled');
-    expectError(await client.create(bodyNumber(2)), 'product_not_entitled');
-    expectError(await client.create(bodyNumber(3)), 'rate_limit_exceeded');
+    expectApiError(await client.create(bodyNumber(1)), 'product_not_entitled');
+    expectApiError(await client.create(bodyNumber(2)), 'product_not_entitled');
+    expectApiError(await client.create(bodyNumber(3)), 'rate_limit_exceeded');
   });
 
   it('not entitled and a bad Idempotency-Key: 400 invalid_idempotency_key (step 2 before step 4)', async () => {
     const client = caller(service.url, await createCustomerFixture({ noEntitlement: true }), ledger);
-    expectError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': ['a', 'b'] } }), 'invalid_idempotency_key');
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': ['a', 'b'] } }), 'invalid_idempotency_key');
   });
 
   it('not entitled and an idempotency conflict: 403 product_not_entitled (step 4 before step 5)', async () => {
@@ -113,18 +114,18 @@ describe('POST /v1/evidence/reports: processing order (spec section 1, R5, R20, 
     const client = caller(service.url, customer, ledger);
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'k' } })).status).to.equal(201);
     await setEntitlement(await testEm(), { customerId: customer.customerId, entitled: false });
-    expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k' } }), 'product_not_entitled');
+    expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k' } }), 'product_not_entitled');
   });
 
   it('not entitled and without a plan: 403 product_not_entitled (step 4 before step 6)', async () => {
     const client = caller(service.url, await createCustomerFixture({ noEntitlement: true, noPlan: true }), ledger);
-    expectError(await client.create(bodyNumber(1)), 'product_not_entitled');
+    expectApiError(await client.create(bodyNumber(1)), 'product_not_entitled');
   });
 
   it('an idempotency conflict with the quota exhausted: 409 idempotency_conflict (step 5 before step 6)', async () => {
     const client = caller(service.url, await createCustomerFixture({ monthlyLimit: 1 }), ledger);
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'k' } })).status).to.equal(201);
-    expectError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k' } }), 'idempotency_conflict');
+    expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k' } }), 'idempotency_conflict');
   });
 
   it('the quota exhausted and an image URL: 429 quota_exceeded and the image host sees no connection (step 6 before step 7)', async () => {
@@ -136,7 +137,7 @@ describe('POST /v1/evidence/reports: processing order (spec section 1, R5, R20, 
     expect(images.connections).to.equal(before + 1);
     const calls = generator.callCount;
     const res = await client.create(withImage, { headers: { 'idempotency-key': 'downloader' } });
-    expectError(res, 'quota_exceeded');
+    expectApiError(res, 'quota_exceeded');
     expect(images.connections, 'no connection to the image host').to.equal(before + 1);
     expect(generator.callCount).to.equal(calls);
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
@@ -146,7 +147,7 @@ describe('POST /v1/evidence/reports: processing order (spec section 1, R5, R20, 
     const client = caller(service.url, await createCustomerFixture({ noPlan: true }), ledger);
     const before = images.connections;
     const res = await client.create({ context: 'damage_report', evidence: { images: [{ url: images.url('/evidence.png') }] } });
-    expectError(res, 'quota_access_denied');
+    expectApiError(res, 'quota_access_denied');
     expect(images.connections).to.equal(before);
   });
 });

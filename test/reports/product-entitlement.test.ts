@@ -7,7 +7,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, Ledger, serviceEnv } from './support.ts';
+import { bodyNumber, caller, customerTotals, Ledger, serviceEnv } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const withImage = { context: 'delivery_confirmation', evidence: { images: [{ url: 'https://img.example/parcel.png' }] } };
 
@@ -29,7 +30,7 @@ describe('POST /v1/evidence/reports: 403 product_not_entitled (spec section 5, R
     const client = caller(service.url, await createCustomerFixture({ noEntitlement: true }), ledger);
     const calls = generator.callCount;
     const res = await client.create(withImage, { headers: { 'idempotency-key': 'not-entitled' } });
-    expectError(res, 'product_not_entitled');
+    expectApiError(res, 'product_not_entitled');
     expect(res.text).not.to.match(/entitlement_id|subscription|billing/i);
     expect(generator.callCount).to.equal(calls);
     expect(imageFetcher.calls).to.deep.equal([]);
@@ -41,7 +42,7 @@ describe('POST /v1/evidence/reports: 403 product_not_entitled (spec section 5, R
     const client = caller(service.url, customer, ledger);
     expect((await client.create(bodyNumber(1))).status).to.equal(201);
     await setEntitlement(await testEm(), { customerId: customer.customerId, entitled: false });
-    expectError(await client.create(bodyNumber(2)), 'product_not_entitled');
+    expectApiError(await client.create(bodyNumber(2)), 'product_not_entitled');
     await setEntitlement(await testEm(), { customerId: customer.customerId, entitled: true });
     expect((await client.create(bodyNumber(3))).status).to.equal(201);
   });

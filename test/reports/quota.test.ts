@@ -11,7 +11,8 @@ import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { FixedClock } from '../../src/shared/clock.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, Ledger, serviceEnv } from './support.ts';
+import { bodyNumber, caller, customerTotals, Ledger, serviceEnv } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const LAST_SECOND_OF_2026 = '2026-12-31T23:59:59.000Z';
 const START_OF_2027 = '2027-01-01T00:00:00.000Z';
@@ -35,7 +36,7 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
   it('a customer without an active plan is 403 quota_access_denied, and nothing is generated (R18)', async () => {
     const client = caller(service.url, await createCustomerFixture({ noPlan: true }), ledger);
     const calls = generator.callCount;
-    expectError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'no-plan' } }), 'quota_access_denied');
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'no-plan' } }), 'quota_access_denied');
     expect(generator.callCount).to.equal(calls);
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 0, units: 0, claims: 0 });
   });
@@ -45,7 +46,7 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
     expect((await client.create(bodyNumber(1))).status).to.equal(201);
     const calls = generator.callCount;
     const res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'over-quota' } });
-    expectError(res, 'quota_exceeded', {
+    expectApiError(res, 'quota_exceeded', {
       operation: 'evidence_report',
       limit: 1,
       used: 1,
@@ -60,7 +61,7 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
 
   it('monthlyLimit 0: the first request is already 429 quota_exceeded (used 0, remaining 0)', async () => {
     const client = caller(service.url, await createCustomerFixture({ monthlyLimit: 0 }), ledger);
-    expectError(await client.create(bodyNumber(1)), 'quota_exceeded', {
+    expectApiError(await client.create(bodyNumber(1)), 'quota_exceeded', {
       operation: 'evidence_report',
       limit: 0,
       used: 0,
@@ -80,10 +81,10 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
   it('a new UTC month starts with the full quota again (spec section 8: resetAt is when)', async () => {
     const client = caller(service.url, await createCustomerFixture({ monthlyLimit: 1 }), ledger);
     expect((await client.create(bodyNumber(1))).status).to.equal(201);
-    expectError(await client.create(bodyNumber(2)), 'quota_exceeded');
+    expectApiError(await client.create(bodyNumber(2)), 'quota_exceeded');
     clock.set(START_OF_2027);
     expect((await client.create(bodyNumber(3))).status).to.equal(201);
-    expectError(await client.create(bodyNumber(4)), 'quota_exceeded', {
+    expectApiError(await client.create(bodyNumber(4)), 'quota_exceeded', {
       operation: 'evidence_report',
       limit: 1,
       used: 1,
@@ -97,7 +98,7 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
     const customer = await createCustomerFixture({ monthlyLimit: 1 });
     const client = caller(service.url, customer, ledger);
     expect((await client.create(bodyNumber(1))).status).to.equal(201);
-    expectError(await client.create(bodyNumber(2)), 'quota_exceeded');
+    expectApiError(await client.create(bodyNumber(2)), 'quota_exceeded');
     const { planCode } = await createPlan(await testEm(), { code: `quota-test-${randomBytes(4).toString('hex')}`, monthlyLimit: 2, usageVisible: true });
     await subscribe(await testEm(), { customerId: customer.customerId, planCode });
     expect((await client.create(bodyNumber(3))).status).to.equal(201);
@@ -107,7 +108,7 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
     const client = caller(service.url, await createCustomerFixture({ monthlyLimit: 0 }), ledger);
     const fetches = imageFetcher.calls.length;
     const res = await client.create({ context: 'damage_report', evidence: { images: [{ url: 'https://img.example/dent.png' }] } });
-    expectError(res, 'quota_exceeded');
+    expectApiError(res, 'quota_exceeded');
     expect(imageFetcher.calls.length).to.equal(fetches);
   });
 

@@ -7,7 +7,8 @@ import { FakeReportGenerator } from '../../src/generation/fake-report-generator.
 import { createKey } from '../../src/admin/keys.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, expectError, Ledger, serviceEnv, type ErrorBody } from './support.ts';
+import { bodyNumber, caller, customerTotals, Ledger, serviceEnv, type ErrorBody } from './support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 
 const LIMIT = 2;
 const WINDOW_SECONDS = 60;
@@ -48,7 +49,7 @@ for (const { store, env } of STORES) {
       const calls = generator.callCount;
       const before = Date.now();
       const res = await client.create(bodyNumber(3), { headers: { 'idempotency-key': 'limited' } });
-      expectError(res, 'rate_limit_exceeded');
+      expectApiError(res, 'rate_limit_exceeded');
       const details = (res.body as ErrorBody).error.details as Record<string, unknown>;
       expect(Object.keys(details).sort()).to.deep.equal(['limit', 'remaining', 'resetAt', 'retryAfterSeconds']);
       expect(details).to.include({ limit: LIMIT, remaining: 0 });
@@ -68,7 +69,7 @@ for (const { store, env } of STORES) {
     it('the limit is per customer: another customer is not limited (R20)', async () => {
       const limited = caller(service.url, await createCustomerFixture(), ledger);
       for (const n of [1, 2]) await limited.create(bodyNumber(n));
-      expectError(await limited.create(bodyNumber(3)), 'rate_limit_exceeded');
+      expectApiError(await limited.create(bodyNumber(3)), 'rate_limit_exceeded');
       const other = caller(service.url, await createCustomerFixture(), ledger);
       expect((await other.create(bodyNumber(1))).status).to.equal(201);
     });
@@ -80,8 +81,8 @@ for (const { store, env } of STORES) {
       const viaSecond = caller(service.url, { customerId: customer.customerId, apiKey: secondKey }, ledger);
       expect((await viaFirst.create(bodyNumber(1))).status).to.equal(201);
       expect((await viaSecond.create(bodyNumber(2))).status).to.equal(201);
-      expectError(await viaFirst.create(bodyNumber(3)), 'rate_limit_exceeded');
-      expectError(await viaSecond.create(bodyNumber(4)), 'rate_limit_exceeded');
+      expectApiError(await viaFirst.create(bodyNumber(3)), 'rate_limit_exceeded');
+      expectApiError(await viaSecond.create(bodyNumber(4)), 'rate_limit_exceeded');
     });
   });
 }

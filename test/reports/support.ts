@@ -3,7 +3,6 @@
 // a file touches: usage units == stored reports == 201 (non-replay) responses.
 import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/catalogue.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
 import type { GenerationInput, GenerationOutput, ReportGenerator } from '../../src/generation/report-generator.ts';
 import type { FetchedImage, ImageFetcher } from '../../src/images/image-fetcher.ts';
@@ -23,19 +22,6 @@ export function bodyNumber(n: number): Record<string, unknown> {
 
 export interface ErrorBody {
   error: { code: string; message: string; requestId: string; details?: Record<string, unknown> };
-}
-
-/**
- * The response is the catalogue's error: status, code, the fixed message to the letter (R10)
- * and, when given, exactly these details (`null`: no details at all).
- */
-export function expectError(res: TestResponse, code: ErrorCode, details?: Record<string, unknown> | null): void {
-  const body = res.body as ErrorBody;
-  expect(body?.error?.code, `code of ${res.status} ${res.text}`).to.equal(code);
-  expect(res.status).to.equal(ERROR_CATALOGUE[code].status);
-  expect(body.error.message).to.equal(ERROR_CATALOGUE[code].message);
-  if (details === null) expect(body.error).not.to.have.property('details');
-  else if (details !== undefined) expect(body.error.details).to.deep.equal(details);
 }
 
 export function isReplay(res: TestResponse): boolean {

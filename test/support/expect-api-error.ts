@@ -1,4 +1,6 @@
-// The error envelope of spec 2.4 with the catalogue's status and fixed message (rulings R9, R10).
+// The one assertion of an error answer (spec 2.4, section 7; rulings R9, R10): the catalogue's
+// status, the code, the fixed message to the letter, error.requestId equal to the x-request-id
+// header, and, when given, exactly these details (`null`: no details at all).
 import { expect } from 'chai';
 import type { components } from '../../generated/openapi.d.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/catalogue.ts';
@@ -6,12 +8,13 @@ import type { TestResponse } from './http-client.ts';
 
 type ErrorEnvelope = components['schemas']['Error'];
 
-/** Status, code, fixed message, and error.requestId equal to the x-request-id header. */
-export function expectApiError(response: TestResponse, code: ErrorCode): void {
-  const body = response.body as ErrorEnvelope;
-  expect(response.status, JSON.stringify(response.body)).to.equal(ERROR_CATALOGUE[code].status);
-  expect(body.error.code).to.equal(code);
-  expect(body.error.message).to.equal(ERROR_CATALOGUE[code].message);
+export function expectApiError(response: TestResponse, code: ErrorCode, details?: Record<string, unknown> | null): void {
+  const body = response.body as ErrorEnvelope | undefined;
+  expect(body?.error?.code, `code of ${response.status} ${response.text}`).to.equal(code);
+  expect(response.status, response.text).to.equal(ERROR_CATALOGUE[code].status);
+  expect(body?.error.message).to.equal(ERROR_CATALOGUE[code].message);
   expect(response.headers['x-request-id']).to.be.a('string').and.not.equal('');
-  expect(body.error.requestId).to.equal(response.headers['x-request-id']);
+  expect(body?.error.requestId).to.equal(response.headers['x-request-id']);
+  if (details === null) expect(body?.error).not.to.have.property('details');
+  else if (details !== undefined) expect(body?.error.details).to.deep.equal(details);
 }

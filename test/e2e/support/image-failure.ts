@@ -9,7 +9,8 @@ import { client, type TestResponse } from '../../support/http-client.ts';
 import type { FakeGemini } from '../../generation/fake-gemini-server.ts';
 import type { ImageServer } from '../../images/support/image-server.ts';
 import { IMAGES } from './image-host.ts';
-import { errorOf, expectErrorCode, expectNoInternalDetail } from './leaks.ts';
+import { errorOf, expectNoInternalDetail } from './leaks.ts';
+import { expectApiError } from '../../support/expect-api-error.ts';
 
 export interface ImageFailureCase {
   readonly serviceUrl: string;
@@ -38,7 +39,7 @@ export async function expectImageFailure(c: ImageFailureCase): Promise<TestRespo
     },
     { 'Idempotency-Key': randomUUID() },
   );
-  expectErrorCode(res, c.code);
+  expectApiError(res, c.code);
   expect(errorOf(res).details, 'details carry the index and nothing else (R23)').to.deep.equal({ imageIndex: c.index });
   expect(await countCustomerRows(customer.customerId), 'no report, no unit, no claimed key').to.deep.equal(before);
   expect(c.gemini.requests.length, 'the generator was called').to.equal(geminiCalls);

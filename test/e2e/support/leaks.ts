@@ -1,7 +1,6 @@
 // What an error body may not say (spec 4.1 remote image rule 5, spec 2.4, R23, R24): nothing
 // about addresses, ports, names, DNS, sockets, redirects, libraries or the provider.
 import { expect } from 'chai';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../../src/errors/catalogue.ts';
 import type { TestResponse } from '../../support/http-client.ts';
 
 /** Words of network and library internals that no error body may carry. */
@@ -28,15 +27,6 @@ export function expectNoInternalDetail(response: TestResponse, secrets: readonly
     if (word.length < 2) continue;
     expect(haystack, `the response names ${JSON.stringify(word)}`).not.to.include(word.toLowerCase());
   }
-}
-
-/** Status, code and fixed message of the catalogue (spec 7, R10); the request id equals the header (R9). */
-export function expectErrorCode(response: TestResponse, code: ErrorCode): void {
-  const error = errorOf(response);
-  expect(response.status, response.text).to.equal(ERROR_CATALOGUE[code].status);
-  expect(error.code, response.text).to.equal(code);
-  expect(error.message).to.equal(ERROR_CATALOGUE[code].message);
-  expect(error.requestId).to.equal(response.headers['x-request-id']);
 }
 
 /** The error envelope's parts, for exact assertions. */

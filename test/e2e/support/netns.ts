@@ -12,7 +12,8 @@ import { startTestService, type TestService } from '../../support/service.ts';
 import { startFakeGemini, type FakeGemini } from '../../generation/fake-gemini-server.ts';
 import { geminiEnv } from './gemini-service.ts';
 import { PortGuard } from '../../images/support/port-guard.ts';
-import { errorOf, expectErrorCode, expectNoInternalDetail } from './leaks.ts';
+import { errorOf, expectNoInternalDetail } from './leaks.ts';
+import { expectApiError } from '../../support/expect-api-error.ts';
 
 /** Set by the parent test: this process runs where only loopback exists. */
 export const IN_E2E_NETNS = process.env.E2E_NETNS === '1';
@@ -77,14 +78,14 @@ export function secretsOf(url: string): string[] {
 /** The ruled outcome for the URL at `index`: 400 with its pointer (R8), or 422 / 503 with {imageIndex} (R23). */
 export function expectOutcomeOf(res: TestResponse, outcome: Outcome, index: number): void {
   if (outcome === 'payload') {
-    expectErrorCode(res, 'invalid_request_payload');
+    expectApiError(res, 'invalid_request_payload');
     expect(errorOf(res).details?.pointer).to.equal(`/evidence/images/${index}/url`);
     return;
   }
   const allowed: ErrorCode[] =
     outcome === 'rejected' ? ['remote_evidence_image_rejected'] : ['remote_evidence_image_rejected', 'remote_evidence_image_unavailable'];
   expect(allowed).to.include(errorOf(res).code);
-  expectErrorCode(res, errorOf(res).code as ErrorCode);
+  expectApiError(res, errorOf(res).code as ErrorCode);
   expect(errorOf(res).details).to.deep.equal({ imageIndex: index });
 }
 
