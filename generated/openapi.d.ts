@@ -221,71 +221,93 @@ export interface components {
         };
         ErrorBody: {
             code: components["schemas"]["ErrorCode"];
-            /** @description Human-readable text, fixed per code. Do not parse it; branch on `code`. */
-            message: string;
-            /** @description Correlates the request; equal to the `x-request-id` response header. */
-            requestId: string;
+            message: components["schemas"]["ErrorMessage"];
+            requestId: components["schemas"]["RequestId"];
             details?: components["schemas"]["ErrorDetails"];
         };
+        /** @description Human-readable text, fixed per code. Do not parse it; branch on `code`. */
+        ErrorMessage: string;
+        /** @description Correlates the request; equal to the `x-request-id` response header. */
+        RequestId: string;
         /** @description Authentication failed. */
         UnauthorizedError: {
             error: {
                 /** @enum {string} */
-                code?: "missing_api_key" | "invalid_api_key";
-            } & components["schemas"]["ErrorBody"];
+                code: "missing_api_key" | "invalid_api_key";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
         /** @description An unexpected error. */
         InternalServerError: {
             error: {
                 /** @enum {string} */
-                code?: "internal_error";
-            } & components["schemas"]["ErrorBody"];
+                code: "internal_error";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
         /** @description A malformed create-report request. */
         CreateEvidenceReportBadRequestError: {
             error: {
                 /** @enum {string} */
-                code?: "invalid_json" | "invalid_request_payload" | "invalid_idempotency_key";
-            } & components["schemas"]["ErrorBody"];
+                code: "invalid_json" | "invalid_request_payload" | "invalid_idempotency_key";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
         /** @description The customer may not create reports. */
         CreateEvidenceReportForbiddenError: {
             error: {
                 /** @enum {string} */
-                code?: "product_not_entitled" | "quota_access_denied";
-            } & components["schemas"]["ErrorBody"];
+                code: "product_not_entitled" | "quota_access_denied";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
         /** @description The idempotency key is in use. */
         CreateEvidenceReportConflictError: {
             error: {
                 /** @enum {string} */
-                code?: "idempotency_conflict" | "idempotency_in_progress";
-            } & components["schemas"]["ErrorBody"];
+                code: "idempotency_conflict" | "idempotency_in_progress";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
         /** @description The input or an image was rejected. */
         CreateEvidenceReportUnprocessableError: {
             error: {
                 /** @enum {string} */
-                code?: "invalid_evidence_report_input" | "remote_evidence_image_rejected";
-            } & components["schemas"]["ErrorBody"];
+                code: "invalid_evidence_report_input" | "remote_evidence_image_rejected";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
-        /** @description The technical rate limit or the monthly quota was exceeded; `details` is required for both. */
-        CreateEvidenceReportTooManyRequestsError: components["schemas"]["RateLimitExceededError"] | components["schemas"]["QuotaExceededError"];
-        /** @description The technical rate limit was exceeded. */
-        RateLimitExceededError: {
-            error: {
-                /** @enum {string} */
-                code?: "rate_limit_exceeded";
-                details: components["schemas"]["RateLimitErrorDetails"];
-            } & WithRequired<components["schemas"]["ErrorBody"], "details">;
+        /** @description The technical rate limit or the monthly quota was exceeded; `details` is required for both and its shape follows `error.code`. */
+        CreateEvidenceReportTooManyRequestsError: {
+            error: components["schemas"]["RateLimitExceededErrorBody"] | components["schemas"]["QuotaExceededErrorBody"];
         };
-        /** @description The monthly quota is exhausted. */
-        QuotaExceededError: {
-            error: {
-                /** @enum {string} */
-                code?: "quota_exceeded";
-                details: components["schemas"]["QuotaErrorDetails"];
-            } & WithRequired<components["schemas"]["ErrorBody"], "details">;
+        /** @description The technical rate limit was exceeded (wait for `Retry-After`). */
+        RateLimitExceededErrorBody: {
+            /** @enum {string} */
+            code: "rate_limit_exceeded";
+            message: components["schemas"]["ErrorMessage"];
+            requestId: components["schemas"]["RequestId"];
+            details: components["schemas"]["RateLimitErrorDetails"];
+        };
+        /** @description The monthly quota is exhausted (wait until `details.resetAt`; do not retry repeatedly). */
+        QuotaExceededErrorBody: {
+            /** @enum {string} */
+            code: "quota_exceeded";
+            message: components["schemas"]["ErrorMessage"];
+            requestId: components["schemas"]["RequestId"];
+            details: components["schemas"]["QuotaErrorDetails"];
         };
         RateLimitErrorDetails: {
             /** @description Requests allowed per window. */
@@ -320,29 +342,41 @@ export interface components {
         CreateEvidenceReportBadGatewayError: {
             error: {
                 /** @enum {string} */
-                code?: "invalid_generated_report" | "report_generation_failed";
-            } & components["schemas"]["ErrorBody"];
+                code: "invalid_generated_report" | "report_generation_failed";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
         /** @description A dependency of report creation is unavailable; nothing was stored or counted. */
         CreateEvidenceReportUnavailableError: {
             error: {
                 /** @enum {string} */
-                code?: "api_key_authentication_unavailable" | "rate_limit_unavailable" | "entitlement_check_unavailable" | "idempotency_unavailable" | "idempotency_replay_unavailable" | "quota_check_unavailable" | "remote_evidence_image_unavailable" | "report_generation_unavailable" | "evidence_report_write_failed" | "usage_recording_failed";
-            } & components["schemas"]["ErrorBody"];
+                code: "api_key_authentication_unavailable" | "rate_limit_unavailable" | "entitlement_check_unavailable" | "idempotency_unavailable" | "idempotency_replay_unavailable" | "quota_check_unavailable" | "remote_evidence_image_unavailable" | "report_generation_unavailable" | "evidence_report_write_failed" | "usage_recording_failed";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
         /** @description Current usage is not available for this customer. */
         GetCurrentUsageForbiddenError: {
             error: {
                 /** @enum {string} */
-                code?: "current_usage_access_denied";
-            } & components["schemas"]["ErrorBody"];
+                code: "current_usage_access_denied";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
         /** @description Authentication or the usage read is unavailable. */
         GetCurrentUsageUnavailableError: {
             error: {
                 /** @enum {string} */
-                code?: "api_key_authentication_unavailable" | "current_usage_unavailable";
-            } & components["schemas"]["ErrorBody"];
+                code: "api_key_authentication_unavailable" | "current_usage_unavailable";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
         };
     };
     responses: {
@@ -574,6 +608,3 @@ export interface operations {
         };
     };
 }
-type WithRequired<T, K extends keyof T> = T & {
-    [P in K]-?: T[P];
-};

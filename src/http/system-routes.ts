@@ -1,10 +1,12 @@
 // Plain routes outside the API contract (operator-interface.md "Health and operations"):
-// liveness, readiness and the published contract, all without authentication.
+// liveness, readiness, the published contract and its API reference page, all without
+// authentication.
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { ApiError } from '../errors/catalogue.ts';
 import type { AppState } from './app-state.ts';
 import type { Contract } from './contract.ts';
+import { docsPage } from './docs-page.ts';
 
 export interface SystemRoutesOptions {
   contract: Contract;
@@ -30,6 +32,7 @@ export function systemRoutes(options: SystemRoutesOptions): Koa.Middleware<AppSt
     ctx.type = 'application/json';
     ctx.body = options.contract.json;
   });
+  router.get('/docs', docsPage());
   const routes = router.routes() as Koa.Middleware<AppState>;
   // A known system path with another method is a 405 in the envelope (ruling R9); unknown
   // paths fall through to the API, whose router answers 404 not_found.

@@ -56,13 +56,13 @@ describe('error catalogue agreement (issue 2, R9, R10)', () => {
       typeof node.$ref === 'string'
         ? resolve((node.$ref as string).slice(2).split('/').reduce<Json>((acc, k) => acc[k] as Json, contractDocument))
         : node;
-    // The codes a response schema allows: error.code's enum, through allOf / oneOf.
-    const codesOf = (schema: Json): string[] => {
-      const s = resolve(schema);
-      if (Array.isArray(s.oneOf)) return (s.oneOf as Json[]).flatMap(codesOf);
-      const error = resolve((s.properties as Record<string, Json>).error as Json);
-      return ((error.properties as Record<string, Json>).code as Json).enum as string[];
+    // The codes a response schema allows: error.code's enum, through a oneOf of error bodies (429).
+    const bodyCodes = (schema: Json): string[] => {
+      const body = resolve(schema);
+      if (Array.isArray(body.oneOf)) return (body.oneOf as Json[]).flatMap(bodyCodes);
+      return ((body.properties as Record<string, Json>).code as Json).enum as string[];
     };
+    const codesOf = (schema: Json): string[] => bodyCodes((resolve(schema).properties as Record<string, Json>).error as Json);
     let responses = 0;
     for (const operations of Object.values(paths)) {
       for (const operation of Object.values(operations)) {
