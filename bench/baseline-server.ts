@@ -1,30 +1,12 @@
-// The issue 6 reference point: a hand-written Koa + pg handler for POST /v1/evidence/reports
-// doing only what the target names: an auth lookup by key hash, a quota SUM over the month's
-// usage_record rows, and a two-insert transaction (report, usage record). No contract
-// validation, no rate limit, no entitlement, no idempotency. It runs on the service's own
-// database and customers, so the comparison is side by side. DATABASE_URL, PORT from the env.
-import { createHash, randomUUID } from 'node:crypto';
+// The issue 6 reference point: the hand-written handler (support/baseline-handler.ts) on Koa.
+// It runs on the service's own database and customers, so the comparison is side by side.
+// DATABASE_URL, PORT from the env.
 import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
-import pg from 'pg';
-import { deriveOfflineReport } from '../src/generation/offline-generator.ts';
-import type { OperationalContext } from '../src/generation/report-generator.ts';
+import { createBaselineHandler } from './support/baseline-handler.ts';
 import { REPORTS_PATH } from './support/workload.ts';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 10) });
-
-const AUTH = `select k.id, k.customer_id from api_key k join customer c on c.id = k.customer_id
-  where k.key_hash = $1 and k.status = 'active' and c.status = 'active'`;
-const QUOTA = `select p.monthly_limit,
-    (select coalesce(sum(u.units), 0) from usage_record u
-      where u.customer_id = $1 and u.operation = 'evidence_report' and u.occurred_at >= $2 and u.occurred_at < $3) as used
-  from subscription s join plan p on p.code = s.plan_code
-  where s.customer_id = $1 and s.status = 'active'`;
-const INSERT_REPORT = `insert into evidence_report (id, customer_id, api_key_id, request_id, context, language,
-  input, images, result, generator, model, generation_ms, token_usage, created_at)
-  values ($1, $2, $3, $4, $5, $6, $7, '[]', $8, 'offline', null, 0, null, $9)`;
-const INSERT_USAGE = `insert into usage_record (id, customer_id, operation, units, report_id, occurred_at)
-  values ($1, $2, 'evidence_report', 1, $3, $4)`;
+const handler = createBaselineHandler(process.env.DATABASE_URL);
 
 async function readBody(req: IncomingMessage, max = 1024 * 1024): Promise<string> {
   const chunks: Buffer[] = [];
@@ -37,85 +19,24 @@ async function readBody(req: IncomingMessage, max = 1024 * 1024): Promise<string
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const CONTEXTS: readonly OperationalContext[] = [
-  'property_maintenance',
-  'delivery_confirmation',
-  'field_inspection',
-  'damage_report',
-  'inventory_check',
-];
-
-const fail = (ctx: Koa.Context, status: number, code: string) => {
-  ctx.status = status;
-  ctx.body = { error: { code } };
-};
-
 const app = new Koa();
 app.use(async (ctx) => {
   if (ctx.method === 'GET' && ctx.path === '/healthz') {
     ctx.body = { status: 'ok' };
     return;
   }
-  if (ctx.method !== 'POST' || ctx.path !== REPORTS_PATH) return fail(ctx, 404, 'not_found');
-  const key = ctx.get('x-api-key');
-  if (key === '') return fail(ctx, 401, 'missing_api_key');
-  const auth = await pool.query<{ id: string; customer_id: string }>(AUTH, [createHash('sha256').update(key).digest('hex')]);
-  const principal = auth.rows[0];
-  if (!principal) return fail(ctx, 401, 'invalid_api_key');
-
-  let request: { context?: unknown; language?: unknown; evidence?: { text?: unknown } };
-  try {
-    request = JSON.parse(await readBody(ctx.req)) as typeof request;
-  } catch {
-    return fail(ctx, 400, 'invalid_json');
+  if (ctx.method !== 'POST' || ctx.path !== REPORTS_PATH) {
+    ctx.status = 404;
+    ctx.body = { error: { code: 'not_found' } };
+    return;
   }
-  if (!CONTEXTS.includes(request.context as OperationalContext) || typeof request.evidence?.text !== 'string') {
-    return fail(ctx, 400, 'invalid_request_payload');
-  }
-
-  const now = new Date();
-  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  const quota = await pool.query<{ monthly_limit: number; used: string }>(QUOTA, [principal.customer_id, start, end]);
-  const plan = quota.rows[0];
-  if (!plan) return fail(ctx, 403, 'quota_access_denied');
-  if (Number(plan.used) >= plan.monthly_limit) return fail(ctx, 429, 'quota_exceeded');
-
-  const result = deriveOfflineReport({
-    context: request.context as OperationalContext,
-    language: typeof request.language === 'string' ? request.language : undefined,
-    text: request.evidence.text,
-    images: [],
-  });
-  const id = randomUUID();
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    await client.query(INSERT_REPORT, [
-      id,
-      principal.customer_id,
-      principal.id,
-      randomUUID(),
-      request.context,
-      typeof request.language === 'string' ? request.language : null,
-      JSON.stringify(request),
-      JSON.stringify(result),
-      now,
-    ]);
-    await client.query(INSERT_USAGE, [randomUUID(), principal.customer_id, id, now]);
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-  ctx.status = 201;
-  ctx.body = { id, status: 'completed', result, usage: { operation: 'evidence_report', units: 1 } };
+  const answer = await handler.createReport(ctx.get('x-api-key'), () => readBody(ctx.req));
+  ctx.status = answer.status;
+  ctx.body = answer.body;
 });
 
 const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 process.once('SIGTERM', () => {
-  server.close(() => void pool.end().then(() => process.exit(0)));
+  server.close(() => void handler.close().then(() => process.exit(0)));
   server.closeAllConnections();
 });

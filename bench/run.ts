@@ -15,9 +15,11 @@ import { createBenchDatabase, insertUsageRecords, type BenchDatabase } from './s
 import { startImageServer, type ImageServer } from './support/images.ts';
 import { runLoad, type LoadSpec } from './support/load.ts';
 import { freePort, REPO_ROOT, runNode, startNodeChild, type NodeChild } from './support/processes.ts';
-import { renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
+import { renderStatements, renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
 import { checkTargets } from './support/targets.ts';
 import { imageRequest, REPORTS_PATH, TEXT_REQUEST, USAGE_PATH } from './support/workload.ts';
+import { runPgbench } from './support/pgbench.ts';
+import { measureStatements, type StatementFigures } from './support/statement-pass.ts';
 
 const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -39,6 +41,8 @@ const rows: ScenarioRow[] = [];
 const children = new Set<NodeChild>();
 let database: BenchDatabase | undefined;
 let images: ImageServer | undefined;
+let pgbenchTps: number | undefined;
+let statements: StatementFigures[] = [];
 
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -84,6 +88,13 @@ function serviceEnv(dbUrl: string, delayMs: number): Record<string, string> {
     REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
     OFFLINE_GENERATOR_DELAY_MS: String(delayMs),
   };
+}
+
+async function keyIdOf(dbUrl: string, customerId: string): Promise<string> {
+  const out = await runNode('src/cli/admin.ts', ['key', 'list', '--customer', customerId, '--json'], { DATABASE_URL: dbUrl, LOG_LEVEL: 'warn' });
+  const id = (JSON.parse(out) as { keys: { apiKeyId: string }[] }).keys[0]?.apiKeyId;
+  if (id === undefined) throw new Error('bench: the customer has no key');
+  return id;
 }
 
 async function bootstrapCustomer(dbUrl: string, name: string): Promise<{ customerId: string; apiKey: string }> {
@@ -162,12 +173,20 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
   await warmUp(service, customers.warmup.apiKey);
 
   if (WITH_BASELINE) {
-    const baseline = await start('baseline', 'bench/baseline-server.ts', { DATABASE_URL: dbUrl }, '/healthz');
-    await scenario('baseline', 'baseline Koa+pg POST (auth, SUM, 2-insert tx)', baseline, {
-      requests: [postStep(customers.baseline.apiKey)],
-      expected: only(201),
-    });
-    await stop(baseline);
+    // The same hand-written handler on two frameworks (support/baseline-handler.ts, issue 11).
+    for (const [key, label, script] of [
+      ['baseline', 'baseline Koa+pg POST (auth, SUM, 2-insert tx)', 'bench/baseline-server.ts'],
+      ['baselineFastify', 'baseline Fastify+pg POST (same handler)', 'bench/baseline-fastify-server.ts'],
+    ] as const) {
+      const baseline = await start(key, script, { DATABASE_URL: dbUrl }, '/healthz');
+      await scenario(key, label, baseline, { requests: [postStep(customers.baseline.apiKey)], expected: only(201) });
+      await stop(baseline);
+    }
+    // The durable write alone, by PostgreSQL's own client (issue 11): BEGIN, two INSERTs, COMMIT.
+    log('pgbench: BEGIN, report INSERT, usage INSERT, COMMIT ...');
+    const apiKeyId = await keyIdOf(dbUrl, customers.baseline.customerId);
+    pgbenchTps = await runPgbench({ url: dbUrl, customerId: customers.baseline.customerId, apiKeyId, clients: CONNECTIONS, durationS: DURATION_S });
+    log(pgbenchTps === undefined ? 'pgbench is not installed: its comparison is n/a' : `pgbench: ${pgbenchTps} transactions/s`);
   }
 
   // GET before the POST runs: the quota customer has 0 records, and PostgreSQL has no
@@ -235,6 +254,11 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
     expected: only(201),
   });
   await stop(service);
+
+  // Statements per request, counted on the wire in a pass of its own (issue 11).
+  log('counting statements per request ...');
+  statements = await measureStatements({ dbUrl, start: (env) => start('service (counted)', 'src/main.ts', { ...serviceEnv(dbUrl, 0), ...env }, '/readyz', SERVICE_NODE_ARGS), stop, apiKey: customers.post.apiKey });
+  for (const row of statements) log(`${row.request}: ${row.statementsPerRequest} statements, ${row.roundTripsPerRequest} round trips, ${row.commitsPerRequest} commits per request`);
   return { quotaInsert };
 }
 
@@ -251,7 +275,7 @@ try {
   await cleanup();
 }
 
-const checks = checkTargets(rows, { slowRequests: SLOW_REQUESTS, referenceBaselineRps: REFERENCE_BASELINE_RPS });
+const checks = checkTargets(rows, { slowRequests: SLOW_REQUESTS, referenceBaselineRps: REFERENCE_BASELINE_RPS, pgbenchTps, statements });
 const loadAfter = loadavg().map((n) => Math.round(n * 100) / 100);
 const machine = {
   node: process.version,
@@ -268,11 +292,13 @@ console.log(
     `${CONNECTIONS} connections; load average ${loadBefore.join(' ')} before, ${loadAfter.join(' ')} after\n`,
 );
 console.log(renderTable(rows));
+if (pgbenchTps !== undefined) console.log(`\npgbench, the same durable write (BEGIN, 2 INSERTs, COMMIT), ${CONNECTIONS} clients: ${pgbenchTps} transactions/s`);
+if (statements.length > 0) console.log(`\nStatements per request, counted on the wire (sequential pass):\n${renderStatements(statements)}`);
 if (extra) {
   const { rows: inserted, seconds, counter } = extra.quotaInsert;
   console.log(`\n${inserted} usage records inserted in ${seconds} s (usage_counter: ${counter})`);
 }
-console.log(`\nTargets (issue 6; reported, not enforced):\n${renderTargets(checks)}`);
+console.log(`\nTargets (issues 6 and 11; reported, not enforced):\n${renderTargets(checks)}`);
 
 const results = {
   startedAt: startedAt.toISOString(),
@@ -290,6 +316,8 @@ const results = {
   },
   scenarios: Object.fromEntries(rows.map((r) => [r.key, { label: r.label, process: r.target, ...r.figures }])),
   quotaInsert: extra?.quotaInsert,
+  pgbenchTps,
+  statements,
   targets: checks,
   error: failure === undefined ? undefined : String(failure),
 };

@@ -1,5 +1,6 @@
 // The printed table and the target lines of a bench run.
 import type { LoadFigures } from './load.ts';
+import type { StatementFigures } from './statement-pass.ts';
 
 export interface ScenarioRow {
   key: string;
@@ -49,5 +50,17 @@ export function renderTargets(checks: readonly TargetCheck[]): string {
   const width = Math.max(...checks.map((c) => c.target.length));
   return checks
     .map((c) => `${c.met === null ? '[  n/a  ]' : c.met ? '[  met  ]' : '[NOT MET]'} ${c.target.padEnd(width)}  ${c.figure}`)
+    .join('\n');
+}
+
+export function renderStatements(rows: readonly StatementFigures[]): string {
+  return rows
+    .map((r) => {
+      const names = Object.entries(r.byName)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(', ');
+      const wal = r.walSyncsPerRequest === null ? '' : `, ${r.walSyncsPerRequest} WAL flushes (server-wide)`;
+      return `${r.request.padEnd(26)} ${r.statementsPerRequest} statements in ${r.roundTripsPerRequest} round trips, ${r.commitsPerRequest} commits${wal}: ${names}`;
+    })
     .join('\n');
 }

@@ -2,10 +2,48 @@
 // scenario did not run. Reported only; a missed target never fails the run.
 import type { LoadFigures } from './load.ts';
 import type { ScenarioRow, TargetCheck } from './report.ts';
+import type { StatementFigures } from './statement-pass.ts';
 
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
 
-export function checkTargets(rows: readonly ScenarioRow[], opts: { slowRequests: number; referenceBaselineRps: number }): TargetCheck[] {
+export interface TargetInputs {
+  slowRequests: number;
+  referenceBaselineRps: number;
+  pgbenchTps: number | undefined;
+  statements: readonly StatementFigures[];
+}
+
+/** Issue 11: POST against the Koa baseline (x2.0) and pgbench's durable write (x0.2); statements per request. */
+function issue11Targets(rows: readonly ScenarioRow[], opts: TargetInputs): TargetCheck[] {
+  const rps = (key: string) => rows.find((r) => r.key === key)?.figures.successPerSec;
+  const post = rps('post');
+  const koa = rps('baseline');
+  const fastify = rps('baselineFastify');
+  const checks: TargetCheck[] = [
+    {
+      target: 'POST 2xx/s >= 2.0x the Koa+pg baseline',
+      figure: `${post} vs ${koa} req/s (x${ratio(post, koa)?.toFixed(2)}; Fastify+pg ${fastify} req/s, x${ratio(post, fastify)?.toFixed(2)})`,
+      met: post === undefined || koa === undefined ? null : post >= 2 * koa,
+    },
+    {
+      target: 'POST 2xx/s >= 0.2x pgbench of the same durable write',
+      figure: opts.pgbenchTps === undefined ? 'pgbench not installed' : `${post} vs ${opts.pgbenchTps} tps (x${ratio(post, opts.pgbenchTps)?.toFixed(2)})`,
+      met: post === undefined || opts.pgbenchTps === undefined ? null : post >= 0.2 * opts.pgbenchTps,
+    },
+  ];
+  const limits: Record<string, number> = { 'POST, no Idempotency-Key': 3, 'POST, new Idempotency-Key': 4, 'GET usage': 1 };
+  for (const [request, limit] of Object.entries(limits)) {
+    const figures = opts.statements.find((s) => s.request === request);
+    checks.push({
+      target: `${request}: at most ${limit} statement${limit === 1 ? '' : 's'} per request`,
+      figure: figures ? `${figures.statementsPerRequest} (counted on the wire)` : 'not measured',
+      met: figures ? figures.statementsPerRequest <= limit : null,
+    });
+  }
+  return checks;
+}
+
+export function checkTargets(rows: readonly ScenarioRow[], opts: TargetInputs): TargetCheck[] {
   const byKey = (key: string): LoadFigures | undefined => rows.find((r) => r.key === key)?.figures;
   const { slowRequests, referenceBaselineRps } = opts;
   const checks: TargetCheck[] = [];
@@ -67,6 +105,6 @@ export function checkTargets(rows: readonly ScenarioRow[], opts: { slowRequests:
     figure: `${slow?.latencyMs.p99} ms (p50 ${slow?.latencyMs.p50} ms)`,
     met: slow ? slow.latencyMs.p99 < 2500 : null,
   });
-  return checks;
+  return [...checks, ...issue11Targets(rows, opts)];
 }
 

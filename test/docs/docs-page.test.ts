@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { remoteFetches } from '../../scripts/build-docs.ts';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../../src/http/docs-page.ts';
-import { expectError } from '../reports/support.ts';
+import { expectApiError } from '../support/expect-api-error.ts';
 import { send } from '../support/http-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -63,6 +63,6 @@ describe('GET /docs: the API reference page (operator-interface.md, R9, issue 10
 
   it('another method on /docs is 405 method_not_allowed in the envelope (R9)', async () => {
     const res = await send(service.url, 'POST', '/docs', { body: {} });
-    expectError(res, 'method_not_allowed');
+    expectApiError(res, 'method_not_allowed');
   });
 });

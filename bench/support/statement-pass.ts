@@ -1,0 +1,106 @@
+// The statement pass of the bench (issue 11 targets: at most 3 statements per POST without a key
+// and 4 with one, GET usage one statement): the service runs behind the counting proxy and
+// answers a few hundred requests of each kind one at a time, so the wire counts, the database's
+// committed transactions and the server's WAL flushes can each be divided by the requests.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import type { NodeChild } from './processes.ts';
+import { startStatementCounter } from './statement-counter.ts';
+import { REPORTS_PATH, TEXT_REQUEST, USAGE_PATH } from './workload.ts';
+
+const REQUESTS = 300;
+
+export interface StatementFigures {
+  request: string;
+  requests: number;
+  statementsPerRequest: number;
+  roundTripsPerRequest: number;
+  /** Transactions committed in the bench database (read-only ones included). */
+  commitsPerRequest: number;
+  /** WAL flushes of the whole server per request (other databases' work adds to it). */
+  walSyncsPerRequest: number | null;
+  byName: Record<string, number>;
+}
+
+interface Kind {
+  request: string;
+  send: (url: string) => Promise<Response>;
+  status: number;
+}
+
+const kinds = (apiKey: string): Kind[] => [
+  {
+    request: 'POST, no Idempotency-Key',
+    status: 201,
+    send: (url) => fetch(url + REPORTS_PATH, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(TEXT_REQUEST) }),
+  },
+  {
+    request: 'POST, new Idempotency-Key',
+    status: 201,
+    send: (url) =>
+      fetch(url + REPORTS_PATH, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': randomUUID() },
+        body: JSON.stringify(TEXT_REQUEST),
+      }),
+  },
+  { request: 'GET usage', status: 200, send: (url) => fetch(url + USAGE_PATH, { headers: { 'x-api-key': apiKey } }) },
+];
+
+async function serverCounters(client: pg.Client): Promise<{ commits: number; walSyncs: number | null }> {
+  const { rows } = await client.query<{ commits: string; wal_syncs: string | null }>(
+    `select (select xact_commit from pg_stat_database where datname = current_database()) as commits,
+            (select wal_sync from pg_stat_wal) as wal_syncs`,
+  );
+  return { commits: Number(rows[0]?.commits), walSyncs: rows[0]?.wal_syncs == null ? null : Number(rows[0].wal_syncs) };
+}
+
+export async function measureStatements(opts: {
+  dbUrl: string;
+  start: (env: Record<string, string>) => Promise<NodeChild>;
+  stop: (child: NodeChild) => Promise<void>;
+  apiKey: string;
+}): Promise<StatementFigures[]> {
+  const target = new URL(opts.dbUrl);
+  const counter = await startStatementCounter(target.hostname, Number(target.port || 5432));
+  const proxied = new URL(opts.dbUrl);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(counter.port);
+  const service = await opts.start({ DATABASE_URL: proxied.toString() });
+  const stats = new pg.Client({ connectionString: opts.dbUrl });
+  await stats.connect();
+  try {
+    const figures: StatementFigures[] = [];
+    for (const kind of kinds(opts.apiKey)) {
+      // Unmeasured: connections opened, statements prepared, the key's last use recorded (R32).
+      for (let i = 0; i < 20; i++) await (await kind.send(service.url)).arrayBuffer();
+      await sleep(1_100); // the server publishes its counters at most once a second
+      const before = await serverCounters(stats);
+      counter.take();
+      for (let i = 0; i < REQUESTS; i++) {
+        const response = await kind.send(service.url);
+        await response.arrayBuffer();
+        if (response.status !== kind.status) throw new Error(`statement pass: ${kind.request} answered ${response.status}`);
+      }
+      const counted = counter.take();
+      await sleep(1_100);
+      const after = await serverCounters(stats);
+      const per = (n: number) => Math.round((n / REQUESTS) * 100) / 100;
+      figures.push({
+        request: kind.request,
+        requests: REQUESTS,
+        statementsPerRequest: per(counted.statements),
+        roundTripsPerRequest: per(counted.roundTrips),
+        commitsPerRequest: per(after.commits - before.commits - 1), // the "before" read is one
+        walSyncsPerRequest: after.walSyncs === null || before.walSyncs === null ? null : per(after.walSyncs - before.walSyncs),
+        byName: Object.fromEntries(Object.entries(counted.byName).map(([name, n]) => [name, per(n)])),
+      });
+    }
+    return figures;
+  } finally {
+    await stats.end();
+    await opts.stop(service);
+    await counter.close();
+  }
+}
