@@ -53,7 +53,7 @@ async function serverCounters(client: pg.Client): Promise<{ commits: number; wal
     `select (select xact_commit from pg_stat_database where datname = current_database()) as commits,
             (select wal_sync from pg_stat_wal) as wal_syncs`,
   );
-  return { commits: Number(rows[0]?.commits), walSyncs: rows[0]?.wal_syncs == null ? null : Number(rows[0].wal_syncs) };
+  return { commits: Number(rows[0]?.commits), walSyncs: rows[0]?.wal_syncs === null || rows[0]?.wal_syncs === undefined ? null : Number(rows[0].wal_syncs) };
 }
 
 export async function measureStatements(opts: {
