@@ -48,5 +48,5 @@ export async function runPgbench(opts: {
   ]);
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1];
   if (tps === undefined) throw new Error(`pgbench printed no tps: ${stdout.slice(-400)}`);
-  return Number(tps);
+  return Math.round(Number(tps));
 }
