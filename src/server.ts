@@ -18,10 +18,12 @@ import { loadContract } from './http/contract.ts';
 import { createEvidenceReport } from './http/handlers/create-evidence-report.ts';
 import { getCurrentUsage } from './http/handlers/get-current-usage.ts';
 import { IdempotencyStore } from './idempotency/idempotency-store.ts';
+import { ByteBudget } from './images/byte-budget.ts';
 import { HttpImageFetcher } from './images/http-image-fetcher.ts';
 import type { ImageFetcher } from './images/image-fetcher.ts';
 import { createFlexibleRateLimiter } from './rate-limit/flexible-rate-limiter.ts';
 import { CreateEvidenceReport } from './reports/create-evidence-report.ts';
+import { createObservability } from './observability/create-observability.ts';
 import { ReportStore } from './reports/report-store.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { CurrentUsageQuery } from './usage/current-usage.ts';
@@ -39,6 +41,8 @@ export interface RunningService {
   readonly url: string;
   readonly server: Server;
   readonly database: Database;
+  /** The metrics listener's URL (`.../metrics`) when METRICS_PORT is set (R40). */
+  readonly metricsUrl: string | undefined;
   /** Graceful stop: no new connections, in-flight requests finish (bounded), then close. */
   close(): Promise<void>;
 }
@@ -55,7 +59,12 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   const ownsDatabase = overrides.database === undefined;
   const database = overrides.database ?? (await openDatabase(config, { migrate: true, logger }));
   const { orm } = database;
-  const sql = await createSql(orm);
+  // R40, R41: metrics and traces, or nothing loaded at all when neither is configured. The pool
+  // and the process-wide image byte budget are read at scrape time.
+  const imageBudget = new ByteBudget(config.imageBytesInFlightMax);
+  const observability = await createObservability(config, logger, { pool: await orm.em.getConnection().getNativeClient(), imageBudget });
+  const { telemetry } = observability;
+  const sql = await createSql(orm, telemetry);
   const clock = overrides.clock ?? systemClock;
   const rateLimiter = await createFlexibleRateLimiter({
     store: config.rateLimitStore,
@@ -91,11 +100,12 @@ export async function startService(config: Config, logger: Logger, overrides: Se
         timeoutMs: config.imageFetchTimeoutMs,
         maxRedirects: config.imageMaxRedirects,
         concurrency: config.imageFetchConcurrency,
-        maxBytesInFlight: config.imageBytesInFlightMax,
+        budget: imageBudget,
         allowCidrs: config.remoteImageAllowCidrs,
       }),
     generator: overrides.generator ?? (await createReportGenerator(config, contract.document, logger)),
     validateResult,
+    telemetry,
   });
   const authenticator = new ApiKeyAuthenticator({ sql, clock, log: logger });
   const app = await createApp({
@@ -109,6 +119,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     isReady: () => database.orm.checkConnection().then((status) => status.ok),
     bodyMaxBytes: config.bodyMaxBytes,
     onContractViolation: overrides.onContractViolation,
+    telemetry,
   });
 
   const server = createServer({ requestTimeout: 120_000, headersTimeout: 30_000 }, app.callback());
@@ -119,6 +130,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  const metricsUrl = await observability.listen();
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -129,7 +141,8 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       await stopped;
       clearTimeout(timer);
       await rateLimiter.close().catch(() => undefined);
+      await observability.close().catch(() => undefined);
       if (ownsDatabase) await database.close();
     })());
-  return { url, server, database, close };
+  return { url, server, database, metricsUrl, close };
 }

@@ -10,6 +10,7 @@
 // process serves it or reaches it through DATABASE_URL, statements stay unnamed.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
+import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 export interface Statement {
   readonly name: string;
@@ -28,18 +29,20 @@ export interface Sql {
   count(statement: Statement, params: readonly unknown[]): Promise<number>;
 }
 
-export async function createSql(orm: MikroORM): Promise<Sql> {
+export async function createSql(orm: MikroORM, telemetry: Pick<Telemetry, 'statement'> = noopTelemetry): Promise<Sql> {
   const pool: Pool = await orm.em.getConnection().getNativeClient();
   const { rows } = await pool.query<{ version: string }>('select version() as version');
   const prepare = !rows[0]?.version.includes('PGlite');
   const config = (st: Statement, params: readonly unknown[]) =>
     prepare ? { name: st.name, text: st.text, values: [...params] } : { text: st.text, values: [...params] };
+  // One client span per statement, named by the statement's name only: never its parameters (R41).
+  const run = (st: Statement, params: readonly unknown[]) => telemetry.statement(st.name, () => pool.query(config(st, params)));
   return {
     async rows<T>(st: Statement, params: readonly unknown[]): Promise<T[]> {
-      return (await pool.query(config(st, params))).rows as T[];
+      return (await run(st, params)).rows as T[];
     },
     async count(st: Statement, params: readonly unknown[]): Promise<number> {
-      return (await pool.query(config(st, params))).rowCount ?? 0;
+      return (await run(st, params)).rowCount ?? 0;
     },
   };
 }

@@ -18,6 +18,8 @@ import type { Clock } from '../shared/clock.ts';
 import type { CreateEvidenceReportRequest, EvidenceReportBody, PipelineState, Stage } from './pipeline-state.ts';
 import type { ReportStore } from './report-store.ts';
 import { describeCause } from '../shared/describe-cause.ts';
+import { stepLabel } from '../observability/step-labels.ts';
+import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 import { applyIdempotency } from './stages/apply-idempotency.ts';
 import { applyRateLimit } from './stages/apply-rate-limit.ts';
 import { buildResponse } from './stages/build-response.ts';
@@ -39,6 +41,8 @@ export interface CreateEvidenceReportDeps {
   imageFetcher: ImageFetcher;
   generator: ReportGenerator;
   validateResult: ResultValidator;
+  /** Step durations and spans (R40, R41); none when absent. */
+  telemetry?: Telemetry;
 }
 
 export function createReportStages(deps: CreateEvidenceReportDeps): readonly Stage[] {
@@ -50,8 +54,8 @@ export function createReportStages(deps: CreateEvidenceReportDeps): readonly Sta
     //                                                                   5. 409 idempotency_conflict, idempotency_in_progress;
     //                                                                      503 idempotency_unavailable, idempotency_replay_unavailable
     checkQuota(deps.sql), //                                             6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
-    fetchImages(deps.imageFetcher), //                                   7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
-    generateReport(deps.generator, deps.validateResult), //              8. 502 invalid_generated_report, report_generation_failed;
+    fetchImages(deps.imageFetcher, deps.telemetry), //                   7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
+    generateReport(deps.generator, deps.validateResult, deps.telemetry), // 8. 502 invalid_generated_report, report_generation_failed;
     //                                                                      503 report_generation_unavailable
     persistReport(deps.reports, deps.idempotency), //                 9-10. 503 evidence_report_write_failed, usage_recording_failed
     buildResponse(), //                                                 11. 201
@@ -84,8 +88,9 @@ export class CreateEvidenceReport {
   async execute(input: CreateEvidenceReportInput): Promise<CreateEvidenceReportOutcome> {
     const state: PipelineState = { ...input, now: this.#deps.clock.now() };
     try {
+      const telemetry = this.#deps.telemetry ?? noopTelemetry;
       for (const stage of this.#stages) {
-        await stage.run(state);
+        await telemetry.step(stepLabel(stage.step), () => stage.run(state));
         if (state.response) break; // an idempotent replay ends the pipeline at step 5 (R13)
       }
     } catch (error) {

@@ -4,8 +4,9 @@ import { ApiError } from '../../errors/catalogue.ts';
 import { ImageFetchError } from '../../images/image-fetch-error.ts';
 import type { ImageFetcher } from '../../images/image-fetcher.ts';
 import type { PipelineState, Stage } from '../pipeline-state.ts';
+import { noopTelemetry, type Telemetry } from '../../observability/telemetry.ts';
 
-export function fetchImages(fetcher: ImageFetcher): Stage {
+export function fetchImages(fetcher: ImageFetcher, telemetry: Telemetry = noopTelemetry): Stage {
   return {
     step: '7. fetch remote images',
     async run(state: PipelineState) {
@@ -18,7 +19,8 @@ export function fetchImages(fetcher: ImageFetcher): Stage {
       const held = Promise.withResolvers<void>();
       state.releaseImages = () => held.resolve();
       try {
-        state.images = await fetcher.fetch(urls, state.signal, held.promise);
+        // Counted by outcome and reason, and one client span without URL or host (R40, R41).
+        state.images = await telemetry.imageFetch(urls.length, () => fetcher.fetch(urls, state.signal, held.promise));
       } catch (cause) {
         if (cause instanceof ImageFetchError) {
           const code = cause.kind === 'rejected' ? 'remote_evidence_image_rejected' : 'remote_evidence_image_unavailable';
