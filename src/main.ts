@@ -22,10 +22,7 @@ try {
     const keyFile = await ensureDemoCustomer(service.database, config.dataDir, logger);
     if (keyFile) logger.info({ keyFile }, 'demo customer created; its API key is in the file (mode 0600)');
   }
-  logger.info(
-    { url: service.url, metricsUrl: service.metricsUrl, tracing: config.otelExporterOtlpEndpoint !== undefined, generator: config.reportGenerator, rateLimitStore: config.rateLimitStore },
-    'listening',
-  );
+  logger.info({ url: service.url, metricsUrl: service.metricsUrl, generator: config.reportGenerator, rateLimitStore: config.rateLimitStore }, 'listening');
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     service.close().then(

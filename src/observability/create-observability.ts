@@ -55,13 +55,7 @@ export async function createObservability(
       ? undefined
       : await (
           await import('./otel-tracing.ts')
-        ).startTracing({
-          endpoint,
-          env,
-          // A collector that cannot be reached is a failed dependency like any other: one line,
-          // a fixed reason, never the endpoint or the exporter's error text.
-          onExportFailure: () => logger.warn({ dependency: 'trace_collector', reason: 'export_failed' }, 'dependency failure'),
-        });
+        ).startTracing({ endpoint, env, logger });
   const { ObservedTelemetry } = await import('./observed-telemetry.ts');
   const telemetry = new ObservedTelemetry({ metrics, tracing, generator: config.reportGenerator });
   let listener: MetricsListener | undefined;

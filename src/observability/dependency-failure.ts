@@ -7,7 +7,7 @@ import type { ApiError, ErrorCode } from '../errors/catalogue.ts';
 import { GenerationError } from '../generation/report-generator.ts';
 import { ImageFetchError } from '../images/image-fetch-error.ts';
 
-export const DEPENDENCIES = ['database', 'rate_limit_store', 'image_host', 'generator', 'none'] as const;
+export const DEPENDENCIES = ['database', 'rate_limit_store', 'image_host', 'generator', 'trace_collector', 'none'] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
 
 const DEPENDENCY_OF: Partial<Record<ErrorCode, Dependency>> = {
@@ -54,7 +54,7 @@ function generatorReason(error: GenerationError): string {
 
 const SOCKET_CODES = /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ENOTCONN)$/;
 // The fixed texts of pg, pg-pool and ioredis for lost connections and their own timeouts.
-const CONNECTION_TEXT = /^(Connection terminated|Connection is closed|Client has encountered a connection error|Stream isn't writeable)/;
+const CONNECTION_TEXT = /^(Connection terminated|Connection is closed|Client has encountered a connection error|Stream isn't writeable|Redis connection is not ready)/;
 const TIMEOUT_TEXT = /^(timeout exceeded when trying to connect|Query read timeout|Command timed out|Connection terminated due to connection timeout)/;
 
 function storeReason(error: Error): string | undefined {

@@ -7,6 +7,7 @@
 // manager or propagator): parents are passed explicitly, so two services in one process (the
 // tests) never mix their traces, and no library can add spans of its own.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from 'pino';
 import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, resourceAttributesEnvDetector, resourceFromAttributes, serviceNameEnvDetector } from '@opentelemetry/resources';
@@ -87,8 +88,7 @@ async function exporter(settings: OtelSettings): Promise<SpanExporter> {
 export interface TracingOptions {
   readonly endpoint: string;
   readonly env: NodeJS.ProcessEnv;
-  /** Told, at most once a minute, that spans could not be exported (never the endpoint or the error text). */
-  readonly onExportFailure: () => void;
+  readonly logger: Pick<Logger, 'info' | 'warn'>;
 }
 
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
@@ -101,12 +101,15 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     sampler: sampler(settings),
     spanProcessors: [new BatchSpanProcessor({ exporter: await exporter(settings), ...settings.batch })],
   });
+  // A collector that cannot be reached is a failed dependency like any other: one line at most
+  // a minute, a fixed reason, never the endpoint or the exporter's error text.
   let lastFailure = 0;
   setGlobalErrorHandler(() => {
     if (Date.now() - lastFailure < 60_000) return;
     lastFailure = Date.now();
-    options.onExportFailure();
+    options.logger.warn({ dependency: 'trace_collector', reason: 'export_failed' }, 'dependency failure');
   });
+  options.logger.info({ protocol: settings.protocol, sampler: settings.sampler }, 'tracing on: one trace per API request, exported over OTLP/HTTP');
   const tracer = provider.getTracer(SERVICE_NAME);
   const propagator = new W3CTraceContextPropagator();
   return {
