@@ -6,16 +6,18 @@
 //
 // Knobs (all optional): BENCH_PG_URL (an admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_DURATION_S (10), BENCH_WARMUP_S (2), BENCH_SKIP_BASELINE=1,
-// BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service).
+// BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service),
+// BENCH_ONLY=observability (only the POST scenarios with metrics and tracing off and on, issue 13).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { AutocannonRequestStep } from 'autocannon';
-import { createBenchDatabase, insertUsageRecords, type BenchDatabase } from './support/database.ts';
+import { countReports, createBenchDatabase, insertUsageRecords, type BenchDatabase } from './support/database.ts';
 import { startImageServer, type ImageServer } from './support/images.ts';
+import { startOtlpSink } from './support/otlp-sink.ts';
 import { runLoad, type LoadSpec } from './support/load.ts';
 import { freePort, REPO_ROOT, runNode, startNodeChild, type NodeChild } from './support/processes.ts';
-import { renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
+import { renderObservability, renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
 import { checkTargets } from './support/targets.ts';
 import { imageRequest, REPORTS_PATH, TEXT_REQUEST, USAGE_PATH } from './support/workload.ts';
 
@@ -23,6 +25,7 @@ const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:543
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 const WITH_BASELINE = process.env.BENCH_SKIP_BASELINE !== '1';
+const ONLY_OBSERVABILITY = process.env.BENCH_ONLY === 'observability';
 // The service runs exactly as `npm start` runs it (its node flags from package.json), plus any
 // flags the operator of the bench adds.
 const START_NODE_ARGS = startNodeArgs();
@@ -141,15 +144,53 @@ async function warmUp(service: NodeChild, apiKey: string): Promise<void> {
   }
 }
 
-async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; counter: number } }> {
+/**
+ * Issue 13: what metrics and traces cost a POST. The same POST on a fresh process each time:
+ * nothing on, METRICS_PORT set, OTEL_EXPORTER_OTLP_ENDPOINT set (OTLP/HTTP protobuf, every
+ * request sampled, to a local sink in this process), and both; BENCH_OBS_ROUNDS times in turn
+ * (the machine is shared: the report takes each variant's median). Returns what the sink
+ * received against the POSTs the traced processes answered 201 (warm-ups included).
+ */
+async function observabilityScenarios(dbUrl: string, apiKey: string, warmupKey: string) {
+  const rounds = Math.max(1, Number(process.env.BENCH_OBS_ROUNDS ?? 1));
+  const sink = await startOtlpSink();
+  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint };
+  const variants: { key: string; label: string; env: Record<string, string> }[] = [
+    { key: 'postObsOff', label: 'POST, metrics and tracing off', env: {} },
+    { key: 'postMetrics', label: 'POST, METRICS_PORT set', env: { METRICS_PORT: '0' } },
+    { key: 'postTracing', label: 'POST, OTLP tracing on', env: tracing },
+    { key: 'postMetricsTracing', label: 'POST, metrics and tracing on', env: { METRICS_PORT: '0', ...tracing } },
+  ];
+  let tracedPosts = 0;
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      for (const variant of variants) {
+        const traced = 'OTEL_EXPORTER_OTLP_ENDPOINT' in variant.env;
+        const reportsBefore = traced ? await countReports(dbUrl) : 0;
+        const service = await start(variant.label, 'src/main.ts', { ...serviceEnv(dbUrl, 0), ...variant.env }, '/readyz', SERVICE_NODE_ARGS);
+        await warmUp(service, warmupKey);
+        const label = rounds > 1 ? `${variant.label} (round ${round})` : variant.label;
+        await scenario(rounds > 1 ? `${variant.key}#${round}` : variant.key, label, service, { requests: [postStep(apiKey)], expected: only(201) });
+        await stop(service); // SIGTERM: the tracer exports what it still holds
+        if (traced) tracedPosts += (await countReports(dbUrl)) - reportsBefore;
+      }
+    }
+    return { ...sink.figures(), tracedPosts };
+  } finally {
+    await sink.close();
+  }
+}
+
+async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; counter: number }; otlp?: Awaited<ReturnType<typeof observabilityScenarios>> }> {
   database = await createBenchDatabase(ADMIN_URL);
   log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
   const dbUrl = database.url;
 
-  const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
-  await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
-  await stop(ceiling);
-
+  if (!ONLY_OBSERVABILITY) {
+    const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
+    await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
+    await stop(ceiling);
+  }
   let service = await start('service', 'src/main.ts', serviceEnv(dbUrl, 0), '/readyz', SERVICE_NODE_ARGS);
   const customers = {
     post: await bootstrapCustomer(dbUrl, 'post'),
@@ -160,6 +201,10 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
     warmup: await bootstrapCustomer(dbUrl, 'warm-up'),
   };
   await warmUp(service, customers.warmup.apiKey);
+  if (ONLY_OBSERVABILITY) {
+    await stop(service);
+    return { otlp: await observabilityScenarios(dbUrl, customers.post.apiKey, customers.warmup.apiKey) };
+  }
 
   if (WITH_BASELINE) {
     const baseline = await start('baseline', 'bench/baseline-server.ts', { DATABASE_URL: dbUrl }, '/healthz');
@@ -235,7 +280,8 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
     expected: only(201),
   });
   await stop(service);
-  return { quotaInsert };
+  const otlp = await observabilityScenarios(dbUrl, customers.post.apiKey, customers.warmup.apiKey);
+  return { quotaInsert, otlp };
 }
 
 const startedAt = new Date();
@@ -268,11 +314,13 @@ console.log(
     `${CONNECTIONS} connections; load average ${loadBefore.join(' ')} before, ${loadAfter.join(' ')} after\n`,
 );
 console.log(renderTable(rows));
-if (extra) {
+if (extra?.quotaInsert) {
   const { rows: inserted, seconds, counter } = extra.quotaInsert;
   console.log(`\n${inserted} usage records inserted in ${seconds} s (usage_counter: ${counter})`);
 }
-console.log(`\nTargets (issue 6; reported, not enforced):\n${renderTargets(checks)}`);
+const observability = renderObservability(rows, extra?.otlp);
+if (observability) console.log(`\nObservability (issue 13; reported, not enforced):\n${observability}`);
+if (!ONLY_OBSERVABILITY) console.log(`\nTargets (issue 6; reported, not enforced):\n${renderTargets(checks)}`);
 
 const results = {
   startedAt: startedAt.toISOString(),
@@ -290,6 +338,7 @@ const results = {
   },
   scenarios: Object.fromEntries(rows.map((r) => [r.key, { label: r.label, process: r.target, ...r.figures }])),
   quotaInsert: extra?.quotaInsert,
+  otlp: extra?.otlp,
   targets: checks,
   error: failure === undefined ? undefined : String(failure),
 };

@@ -51,3 +51,43 @@ export function renderTargets(checks: readonly TargetCheck[]): string {
     .map((c) => `${c.met === null ? '[  n/a  ]' : c.met ? '[  met  ]' : '[NOT MET]'} ${c.target.padEnd(width)}  ${c.figure}`)
     .join('\n');
 }
+
+/** Issue 13: POST throughput and latency with metrics and tracing on, against both off (medians over the rounds). */
+export function renderObservability(
+  rows: readonly ScenarioRow[],
+  otlp: { exports: number; bytes: number; postTraces: number; tracedPosts: number } | undefined,
+): string | undefined {
+  const median = (values: number[]): number => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  };
+  const of = (key: string) => {
+    const runs = rows.filter((r) => r.key === key || r.key.startsWith(`${key}#`));
+    if (runs.length === 0) return undefined;
+    return {
+      label: (runs[0] as ScenarioRow).label.replace(/ \(round \d+\)$/, ''),
+      rounds: runs.length,
+      rps: median(runs.map((r) => r.figures.successPerSec)),
+      p50: median(runs.map((r) => r.figures.latencyMs.p50)),
+      p99: median(runs.map((r) => r.figures.latencyMs.p99)),
+      all: runs.map((r) => fmt(r.figures.successPerSec)).join(', '),
+    };
+  };
+  const off = of('postObsOff');
+  if (!off) return undefined;
+  const lines: string[] = [];
+  for (const key of ['postObsOff', 'postMetrics', 'postTracing', 'postMetricsTracing']) {
+    const f = of(key);
+    if (!f) continue;
+    const share = key === 'postObsOff' ? '' : ` = ${fmt((100 * f.rps) / off.rps)}% of off`;
+    const rounds = f.rounds > 1 ? ` (median of ${f.rounds}: ${f.all})` : '';
+    lines.push(`${f.label}: ${fmt(f.rps)} req/s${share}${rounds}, p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms`);
+  }
+  if (otlp) {
+    lines.push(
+      `OTLP sink: ${otlp.exports} exports, ${fmt(otlp.bytes / 2 ** 20)} MiB, ${otlp.postTraces} POST traces received of ${otlp.tracedPosts} POSTs the traced processes answered 201`,
+    );
+  }
+  return lines.join('\n');
+}
