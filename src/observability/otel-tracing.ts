@@ -25,6 +25,8 @@ import type { Attributes, SpanEnd, SpanHandle, Tracing } from './observed-teleme
 import { readOtelSettings, type OtelSettings } from './otel-environment.ts';
 
 export const SERVICE_NAME = 'evidence-report-service';
+/** How long SIGTERM waits for the last spans to be exported. */
+const SHUTDOWN_EXPORT_MS = 3000;
 
 class OtelSpan implements SpanHandle {
   readonly #tracer: Tracer;
@@ -104,11 +106,12 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   // A collector that cannot be reached is a failed dependency like any other: one line at most
   // a minute, a fixed reason, never the endpoint or the exporter's error text.
   let lastFailure = 0;
-  setGlobalErrorHandler(() => {
+  const exportFailed = (reason: 'export_failed' | 'timeout') => {
     if (Date.now() - lastFailure < 60_000) return;
     lastFailure = Date.now();
-    options.logger.warn({ dependency: 'trace_collector', reason: 'export_failed' }, 'dependency failure');
-  });
+    options.logger.warn({ dependency: 'trace_collector', reason }, 'dependency failure');
+  };
+  setGlobalErrorHandler(() => exportFailed('export_failed'));
   options.logger.info({ protocol: settings.protocol, sampler: settings.sampler }, 'tracing on: one trace per API request, exported over OTLP/HTTP');
   const tracer = provider.getTracer(SERVICE_NAME);
   const propagator = new W3CTraceContextPropagator();
@@ -118,7 +121,19 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
       return new OtelSpan(tracer, span, trace.setSpan(parent, span));
     },
-    // Shutting the provider down exports what is still queued (SIGTERM loses no trace).
-    close: () => provider.shutdown(),
+    // Shutting the provider down exports what is still queued (SIGTERM loses no trace). A
+    // collector that cannot take them is logged, and holds the shutdown for a bounded time
+    // only: the exporter's own retries would take several seconds more.
+    async close() {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), SHUTDOWN_EXPORT_MS)));
+      const shutdown = provider.shutdown().then(
+        () => 'done' as const,
+        () => 'export_failed' as const,
+      );
+      const outcome = await Promise.race([shutdown, bound]);
+      clearTimeout(timer);
+      if (outcome !== 'done') exportFailed(outcome);
+    },
   };
 }

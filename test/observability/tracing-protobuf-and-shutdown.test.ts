@@ -51,3 +51,40 @@ describe('traces: default protocol, service name, and export on SIGTERM (R41)', 
     }
   });
 });
+
+describe('traces: a collector that cannot be reached (R41)', function () {
+  this.timeout(60_000);
+  let gemini: FakeGemini;
+  let service: TracedService | undefined;
+  before(async () => {
+    gemini = await startFakeGemini();
+  });
+  after(async () => {
+    service?.process.kill();
+    await gemini?.stop();
+  });
+
+  it('requests still succeed, the failure is logged once with a fixed reason (never the endpoint), and SIGTERM still exits 0', async () => {
+    const closed = await startOtlpReceiver();
+    const endpoint = closed.endpoint;
+    await closed.close(); // nothing listens there any more
+    // A short exporter timeout, so that its retries give up within the test.
+    service = await startTracedService(gemini, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_TIMEOUT: '300' });
+    const customer = await createCustomerFixture();
+    for (let i = 0; i < 3; i++) {
+      const res = await client(service.url, customer.apiKey).createReport({ context: 'field_inspection', evidence: { text: `Loose handrail ${i}.` } });
+      expect(res.status).to.equal(201);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const logLines = service.logLines;
+    const failures = () => logLines().filter((l) => l.msg === 'dependency failure');
+    for (let i = 0; i < 100 && failures().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const stopping = performance.now();
+    expect(await service.stop(), 'exit code').to.equal(0);
+    expect(performance.now() - stopping, 'SIGTERM waits a bounded time for the collector').to.be.below(8000);
+    service = undefined;
+    expect(failures(), 'one line at most a minute').to.have.length(1);
+    expect(failures()[0]).to.deep.include({ dependency: 'trace_collector', reason: 'export_failed' });
+    expect(JSON.stringify(logLines())).not.to.include(endpoint.replace('http://', ''));
+  });
+});
