@@ -8,30 +8,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestObservation, RequestOutcome, Telemetry } from './telemetry.ts';
+import type { Attributes, SpanHandle, Tracing } from './tracing.ts';
 import type { ServiceMetrics } from './metrics.ts';
 import type { StepLabel } from './step-labels.ts';
 import { codeLabel, errorType, generationFailure, imageFailure, operationLabel, ROUTES, statusLabel } from './label-values.ts';
-
-export type Attributes = Record<string, string | number | boolean>;
-
-export interface SpanEnd {
-  readonly name?: string;
-  readonly attributes?: Attributes;
-  /** Marks the span failed, with this closed-list `error.type`. */
-  readonly errorType?: string;
-}
-
-export interface SpanHandle {
-  readonly traceId: string;
-  child(name: string, kind: 'internal' | 'client', attributes?: Attributes): SpanHandle;
-  end(result?: SpanEnd): void;
-}
-
-export interface Tracing {
-  /** The server span of a request, continuing its W3C `traceparent` when it has one. */
-  server(method: string, headers: IncomingHttpHeaders): SpanHandle;
-  close(): Promise<void>;
-}
 
 interface OpenStep {
   readonly label: StepLabel;

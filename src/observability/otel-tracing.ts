@@ -21,7 +21,7 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import type { Attributes, SpanEnd, SpanHandle, Tracing } from './observed-telemetry.ts';
+import type { Attributes, SpanEnd, SpanHandle, Tracing } from './tracing.ts';
 import { readOtelSettings, type OtelSettings } from './otel-environment.ts';
 
 export const SERVICE_NAME = 'evidence-report-service';
