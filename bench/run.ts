@@ -15,6 +15,7 @@ import type { AutocannonRequestStep } from 'autocannon';
 import { countReports, createBenchDatabase, insertUsageRecords, type BenchDatabase } from './support/database.ts';
 import { startImageServer, type ImageServer } from './support/images.ts';
 import { startOtlpSink } from './support/otlp-sink.ts';
+import { cpuSeconds } from './support/cpu.ts';
 import { runLoad, type LoadSpec } from './support/load.ts';
 import { freePort, REPO_ROOT, runNode, startNodeChild, type NodeChild } from './support/processes.ts';
 import { renderObservability, renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
@@ -162,6 +163,9 @@ async function observabilityScenarios(dbUrl: string, apiKey: string, warmupKey: 
     { key: 'postMetricsTracing', label: 'POST, metrics and tracing on', env: { METRICS_PORT: '0', ...tracing } },
   ];
   let tracedPosts = 0;
+  // The service's CPU milliseconds per POST of each run (its warm-up load included: every POST
+  // stores one report, so the reports stored in between count the POSTs exactly).
+  const cpuMsPerPost: Record<string, number[]> = {};
   try {
     for (let round = 1; round <= rounds; round++) {
       for (const variant of variants) {
@@ -170,12 +174,15 @@ async function observabilityScenarios(dbUrl: string, apiKey: string, warmupKey: 
         const service = await start(variant.label, 'src/main.ts', { ...serviceEnv(dbUrl, 0), ...variant.env }, '/readyz', SERVICE_NODE_ARGS);
         await warmUp(service, warmupKey);
         const label = rounds > 1 ? `${variant.label} (round ${round})` : variant.label;
+        const [cpuBefore, postsBefore] = [cpuSeconds(service.pid), await countReports(dbUrl)];
         await scenario(rounds > 1 ? `${variant.key}#${round}` : variant.key, label, service, { requests: [postStep(apiKey)], expected: only(201) });
+        const posts = (await countReports(dbUrl)) - postsBefore;
+        (cpuMsPerPost[variant.key] ??= []).push(Math.round((100_000 * (cpuSeconds(service.pid) - cpuBefore)) / posts) / 100);
         await stop(service); // SIGTERM: the tracer exports what it still holds
         if (traced) tracedPosts += (await countReports(dbUrl)) - reportsBefore;
       }
     }
-    return { ...sink.figures(), tracedPosts };
+    return { ...sink.figures(), tracedPosts, cpuMsPerPost };
   } finally {
     await sink.close();
   }

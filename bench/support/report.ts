@@ -55,7 +55,7 @@ export function renderTargets(checks: readonly TargetCheck[]): string {
 /** Issue 13: POST throughput and latency with metrics and tracing on, against both off (medians over the rounds). */
 export function renderObservability(
   rows: readonly ScenarioRow[],
-  otlp: { exports: number; bytes: number; postTraces: number; tracedPosts: number } | undefined,
+  otlp: { exports: number; bytes: number; postTraces: number; tracedPosts: number; cpuMsPerPost: Record<string, number[]> } | undefined,
 ): string | undefined {
   const median = (values: number[]): number => {
     const sorted = [...values].sort((a, b) => a - b);
@@ -82,7 +82,9 @@ export function renderObservability(
     if (!f) continue;
     const share = key === 'postObsOff' ? '' : ` = ${fmt((100 * f.rps) / off.rps)}% of off`;
     const rounds = f.rounds > 1 ? ` (median of ${f.rounds}: ${f.all})` : '';
-    lines.push(`${f.label}: ${fmt(f.rps)} req/s${share}${rounds}, p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms`);
+    const cpu = otlp?.cpuMsPerPost[key];
+    const cpuText = cpu && cpu.length > 0 ? `, service CPU ${fmt(median(cpu), 2)} ms per POST` : '';
+    lines.push(`${f.label}: ${fmt(f.rps)} req/s${share}${rounds}, p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms${cpuText}`);
   }
   if (otlp) {
     lines.push(

@@ -16,6 +16,8 @@ export const STEP_LABELS = [
 export type StepLabel = (typeof STEP_LABELS)[number];
 
 const BY_NUMBER = new Map<string, StepLabel>(STEP_LABELS.map((label) => [label.replace(/_[a-z].*$/, '').replace('_', '-'), label]));
+/** The request path asks for the same few texts on every request: parsed once each. */
+const seen = new Map<string, StepLabel>();
 
 /**
  * The label of a pipeline stage, from the step number its `step` text starts with
@@ -24,7 +26,10 @@ const BY_NUMBER = new Map<string, StepLabel>(STEP_LABELS.map((label) => [label.r
  * programming error, found by the first test that runs the pipeline.
  */
 export function stepLabel(stageStep: string): StepLabel {
-  const label = BY_NUMBER.get(/^(\d+(?:-\d+)?)\./.exec(stageStep)?.[1] ?? '');
+  let label = seen.get(stageStep);
+  if (label !== undefined) return label;
+  label = BY_NUMBER.get(/^(\d+(?:-\d+)?)\./.exec(stageStep)?.[1] ?? '');
   if (label === undefined) throw new Error(`no step label for the stage "${stageStep}"`);
+  seen.set(stageStep, label);
   return label;
 }
