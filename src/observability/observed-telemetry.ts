@@ -96,13 +96,13 @@ export class ObservedTelemetry implements Telemetry {
     };
   }
 
-  async step<T>(label: StepLabel, fn: () => Promise<T>): Promise<T> {
+  async step<T>(label: StepLabel, fn: () => Promise<T> | T): Promise<T> {
     const scope = this.#scope.getStore();
     let step = scope?.request.open;
     if (step?.label === label && scope) scope.request.open = undefined;
     else step = this.#beginStep(label, scope);
     try {
-      const result = await this.#within(scope, step.span, fn);
+      const result = await this.#within(scope, step.span, async () => fn());
       this.#endStep(step, undefined);
       return result;
     } catch (error) {

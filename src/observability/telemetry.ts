@@ -34,8 +34,11 @@ export interface Telemetry {
    * The path decides that and is never recorded.
    */
   request(method: string, path: string, headers: IncomingHttpHeaders): RequestObservation;
-  /** One pipeline step: its duration (ers_pipeline_step_duration_seconds) and span `ers.step.<label>`. */
-  step<T>(label: StepLabel, fn: () => Promise<T>): Promise<T>;
+  /**
+   * One pipeline step: its duration (ers_pipeline_step_duration_seconds) and span
+   * `ers.step.<label>`. (Its shape is a step runner's: `(label, run) => telemetry.step(label, run)`.)
+   */
+  step<T>(label: StepLabel, fn: () => Promise<T> | T): Promise<T>;
   /**
    * Opens a step whose end is not in the caller's hands: step 2 starts at the HTTP edge and
    * ends with the application limits in the pipeline (the pipeline's `step('2_validate', ...)`
@@ -59,7 +62,7 @@ const idle: RequestObservation = Object.freeze({
 /** Nothing observed, nothing loaded: each hook just runs the work. */
 export const noopTelemetry: Telemetry = Object.freeze({
   request: () => idle,
-  step: <T>(_label: StepLabel, fn: () => Promise<T>) => fn(),
+  step: async <T>(_label: StepLabel, fn: () => Promise<T> | T) => fn(),
   beginStep: () => {},
   statement: <T>(_name: string, fn: () => Promise<T>) => fn(),
   imageFetch: <T>(_count: number, fn: () => Promise<T>) => fn(),
