@@ -16,6 +16,7 @@ import { countReports, createBenchDatabase, insertUsageRecords, type BenchDataba
 import { startImageServer, type ImageServer } from './support/images.ts';
 import { startOtlpSink } from './support/otlp-sink.ts';
 import { cpuSeconds } from './support/cpu.ts';
+import { measureTelemetryCost } from './support/telemetry-cost.ts';
 import { runLoad, type LoadSpec } from './support/load.ts';
 import { freePort, REPO_ROOT, runNode, startNodeChild, type NodeChild } from './support/processes.ts';
 import { renderObservability, renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
@@ -182,7 +183,8 @@ async function observabilityScenarios(dbUrl: string, apiKey: string, warmupKey: 
         if (traced) tracedPosts += (await countReports(dbUrl)) - reportsBefore;
       }
     }
-    return { ...sink.figures(), tracedPosts, cpuMsPerPost };
+    log('the telemetry hooks of one POST, in this process ...');
+    return { ...sink.figures(), tracedPosts, cpuMsPerPost, hookCpuMicros: await measureTelemetryCost() };
   } finally {
     await sink.close();
   }
