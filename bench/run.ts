@@ -6,16 +6,20 @@
 //
 // Knobs (all optional): BENCH_PG_URL (an admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_DURATION_S (10), BENCH_WARMUP_S (2), BENCH_SKIP_BASELINE=1,
-// BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service).
+// BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service),
+// BENCH_ONLY=observability (only the POST scenarios with metrics and tracing off and on, issue 13).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { AutocannonRequestStep } from 'autocannon';
-import { createBenchDatabase, insertUsageRecords, type BenchDatabase } from './support/database.ts';
+import { countReports, createBenchDatabase, insertUsageRecords, type BenchDatabase } from './support/database.ts';
 import { startImageServer, type ImageServer } from './support/images.ts';
+import { startOtlpSink } from './support/otlp-sink.ts';
+import { cpuSeconds } from './support/cpu.ts';
+import { measureTelemetryCost } from './support/telemetry-cost.ts';
 import { runLoad, type LoadSpec } from './support/load.ts';
 import { freePort, REPO_ROOT, runNode, startNodeChild, type NodeChild } from './support/processes.ts';
-import { renderStatements, renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
+import { renderObservability, renderStatements, renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
 import { checkTargets } from './support/targets.ts';
 import { imageRequest, REPORTS_PATH, TEXT_REQUEST, USAGE_PATH } from './support/workload.ts';
 import { runPgbench } from './support/pgbench.ts';
@@ -25,6 +29,7 @@ const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:543
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 const WITH_BASELINE = process.env.BENCH_SKIP_BASELINE !== '1';
+const ONLY_OBSERVABILITY = process.env.BENCH_ONLY === 'observability';
 // The service runs exactly as `npm start` runs it (its node flags from package.json), plus any
 // flags the operator of the bench adds.
 const START_NODE_ARGS = startNodeArgs();
@@ -152,15 +157,60 @@ async function warmUp(service: NodeChild, apiKey: string): Promise<void> {
   }
 }
 
-async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; counter: number } }> {
+/**
+ * Issue 13: what metrics and traces cost a POST. The same POST on a fresh process each time:
+ * nothing on, METRICS_PORT set, OTEL_EXPORTER_OTLP_ENDPOINT set (OTLP/HTTP protobuf, every
+ * request sampled, to a local sink in this process), and both; BENCH_OBS_ROUNDS times in turn
+ * (the machine is shared: the report takes each variant's median). Returns what the sink
+ * received against the POSTs the traced processes answered 201 (warm-ups included).
+ */
+async function observabilityScenarios(dbUrl: string, apiKey: string, warmupKey: string) {
+  const rounds = Math.max(1, Number(process.env.BENCH_OBS_ROUNDS ?? 1));
+  const sink = await startOtlpSink();
+  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint };
+  const variants: { key: string; label: string; env: Record<string, string> }[] = [
+    { key: 'postObsOff', label: 'POST, metrics and tracing off', env: {} },
+    { key: 'postMetrics', label: 'POST, METRICS_PORT set', env: { METRICS_PORT: '0' } },
+    { key: 'postTracing', label: 'POST, OTLP tracing on', env: tracing },
+    { key: 'postMetricsTracing', label: 'POST, metrics and tracing on', env: { METRICS_PORT: '0', ...tracing } },
+  ];
+  let tracedPosts = 0;
+  // The service's CPU milliseconds per POST of each run (its warm-up load included: every POST
+  // stores one report, so the reports stored in between count the POSTs exactly).
+  const cpuMsPerPost: Record<string, number[]> = {};
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      for (const variant of variants) {
+        const traced = 'OTEL_EXPORTER_OTLP_ENDPOINT' in variant.env;
+        const reportsBefore = traced ? await countReports(dbUrl) : 0;
+        const service = await start(variant.label, 'src/main.ts', { ...serviceEnv(dbUrl, 0), ...variant.env }, '/readyz', SERVICE_NODE_ARGS);
+        await warmUp(service, warmupKey);
+        const label = rounds > 1 ? `${variant.label} (round ${round})` : variant.label;
+        const [cpuBefore, postsBefore] = [cpuSeconds(service.pid), await countReports(dbUrl)];
+        await scenario(rounds > 1 ? `${variant.key}#${round}` : variant.key, label, service, { requests: [postStep(apiKey)], expected: only(201) });
+        const posts = (await countReports(dbUrl)) - postsBefore;
+        (cpuMsPerPost[variant.key] ??= []).push(Math.round((100_000 * (cpuSeconds(service.pid) - cpuBefore)) / posts) / 100);
+        await stop(service); // SIGTERM: the tracer exports what it still holds
+        if (traced) tracedPosts += (await countReports(dbUrl)) - reportsBefore;
+      }
+    }
+    log('the telemetry hooks of one POST, in this process ...');
+    return { ...sink.figures(), tracedPosts, cpuMsPerPost, hookCpuMicros: await measureTelemetryCost() };
+  } finally {
+    await sink.close();
+  }
+}
+
+async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; counter: number }; otlp?: Awaited<ReturnType<typeof observabilityScenarios>> }> {
   database = await createBenchDatabase(ADMIN_URL);
   log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
   const dbUrl = database.url;
 
-  const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
-  await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
-  await stop(ceiling);
-
+  if (!ONLY_OBSERVABILITY) {
+    const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
+    await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
+    await stop(ceiling);
+  }
   let service = await start('service', 'src/main.ts', serviceEnv(dbUrl, 0), '/readyz', SERVICE_NODE_ARGS);
   const customers = {
     post: await bootstrapCustomer(dbUrl, 'post'),
@@ -171,6 +221,10 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
     warmup: await bootstrapCustomer(dbUrl, 'warm-up'),
   };
   await warmUp(service, customers.warmup.apiKey);
+  if (ONLY_OBSERVABILITY) {
+    await stop(service);
+    return { otlp: await observabilityScenarios(dbUrl, customers.post.apiKey, customers.warmup.apiKey) };
+  }
 
   if (WITH_BASELINE) {
     // The same hand-written handler on two frameworks (support/baseline-handler.ts, issue 11).
@@ -259,7 +313,8 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
   log('counting statements per request ...');
   statements = await measureStatements({ dbUrl, start: (env) => start('service (counted)', 'src/main.ts', { ...serviceEnv(dbUrl, 0), ...env }, '/readyz', SERVICE_NODE_ARGS), stop, apiKey: customers.post.apiKey });
   for (const row of statements) log(`${row.request}: ${row.statementsPerRequest} statements, ${row.roundTripsPerRequest} round trips, ${row.commitsPerRequest} commits per request`);
-  return { quotaInsert };
+  const otlp = await observabilityScenarios(dbUrl, customers.post.apiKey, customers.warmup.apiKey);
+  return { quotaInsert, otlp };
 }
 
 const startedAt = new Date();
@@ -294,11 +349,13 @@ console.log(
 console.log(renderTable(rows));
 if (pgbenchTps !== undefined) console.log(`\npgbench, the same durable write (BEGIN, 2 INSERTs, COMMIT), ${CONNECTIONS} clients: ${pgbenchTps} transactions/s`);
 if (statements.length > 0) console.log(`\nStatements per request, counted on the wire (sequential pass):\n${renderStatements(statements)}`);
-if (extra) {
+if (extra?.quotaInsert) {
   const { rows: inserted, seconds, counter } = extra.quotaInsert;
   console.log(`\n${inserted} usage records inserted in ${seconds} s (usage_counter: ${counter})`);
 }
-console.log(`\nTargets (issues 6 and 11; reported, not enforced):\n${renderTargets(checks)}`);
+const observability = renderObservability(rows, extra?.otlp);
+if (observability) console.log(`\nObservability (issue 13; reported, not enforced):\n${observability}`);
+if (!ONLY_OBSERVABILITY) console.log(`\nTargets (issues 6 and 11; reported, not enforced):\n${renderTargets(checks)}`);
 
 const results = {
   startedAt: startedAt.toISOString(),
@@ -318,6 +375,7 @@ const results = {
   quotaInsert: extra?.quotaInsert,
   pgbenchTps,
   statements,
+  otlp: extra?.otlp,
   targets: checks,
   error: failure === undefined ? undefined : String(failure),
 };

@@ -10,16 +10,19 @@ import { errorEnvelope } from './http/error-envelope.ts';
 import { createOpenApiBridge, type OperationHandler } from './http/openapi-bridge.ts';
 import { requestContext } from './http/request-context.ts';
 import { systemRoutes } from './http/system-routes.ts';
+import type { Telemetry } from './observability/telemetry.ts';
 
 export interface AppDependencies {
   logger: Logger;
   contract: Contract;
-  authenticate: (apiKey: string) => Promise<Principal>;
+  authenticate: (apiKey: string, log: Logger) => Promise<Principal>;
   /** Keyed by the contract's operationIds (style guide point 3). */
   operations: { createEvidenceReport: OperationHandler; getCurrentUsage: OperationHandler };
   isReady: () => Promise<boolean>;
   bodyMaxBytes: number;
   onContractViolation?: (violation: ContractViolation) => void;
+  /** Metrics and traces (R40, R41); none when absent. */
+  telemetry?: Telemetry;
 }
 
 export async function createApp(deps: AppDependencies): Promise<Koa<AppState>> {
@@ -28,11 +31,12 @@ export async function createApp(deps: AppDependencies): Promise<Koa<AppState>> {
     authenticate: deps.authenticate,
     operations: deps.operations,
     bodyMaxBytes: deps.bodyMaxBytes,
+    telemetry: deps.telemetry,
   });
   const app = new Koa<AppState>();
   // Errors are answered and logged by errorEnvelope; Koa's own stderr printing stays off.
   app.silent = true;
-  app.use(requestContext(deps.logger));
+  app.use(requestContext(deps.logger, deps.telemetry));
   app.use(contractGuard(bridge.checkResponse, deps.onContractViolation ?? (() => {})));
   app.use(errorEnvelope());
   app.use(systemRoutes({ contract: deps.contract, isReady: deps.isReady }));

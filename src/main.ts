@@ -22,7 +22,7 @@ try {
     const keyFile = await ensureDemoCustomer(service.database, config.dataDir, logger);
     if (keyFile) logger.info({ keyFile }, 'demo customer created; its API key is in the file (mode 0600)');
   }
-  logger.info({ url: service.url, generator: config.reportGenerator, rateLimitStore: config.rateLimitStore }, 'listening');
+  logger.info({ url: service.url, metricsUrl: service.metricsUrl, generator: config.reportGenerator, rateLimitStore: config.rateLimitStore }, 'listening');
   const stop = (signal: string) => {
     logger.info({ signal, drainMs: config.shutdownDrainMs }, 'shutting down: draining, then finishing in-flight requests');
     // R35: whatever hangs (a request, a database behind a partition), the process ends within

@@ -19,12 +19,14 @@ import { loadContract } from './http/contract.ts';
 import { createEvidenceReport } from './http/handlers/create-evidence-report.ts';
 import { getCurrentUsage } from './http/handlers/get-current-usage.ts';
 import { PgIdempotencyStore } from './idempotency/pg-idempotency-store.ts';
+import { ByteBudget } from './images/byte-budget.ts';
 import { HttpImageFetcher } from './images/http-image-fetcher.ts';
 import type { ImageFetcher } from './images/image-fetcher.ts';
 import { createFlexibleRateLimiter } from './rate-limit/flexible-rate-limiter.ts';
 import { CreateEvidenceReport } from './reports/create-evidence-report.ts';
 import { PgReportRepository } from './reports/pg-report-repository.ts';
 import { PgApiKeyDirectory } from './accounts/pg-api-key-directory.ts';
+import { createObservability } from './observability/create-observability.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
 
@@ -41,6 +43,8 @@ export interface RunningService {
   readonly url: string;
   readonly server: Server;
   readonly database: Database;
+  /** The metrics listener's URL (`.../metrics`) when METRICS_PORT is set (R40). */
+  readonly metricsUrl: string | undefined;
   /** Stop: no new connections, in-flight requests finish (bounded by SHUTDOWN_TIMEOUT_MS), then close. */
   close(): Promise<void>;
   /**
@@ -64,7 +68,12 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   const ownsDatabase = overrides.database === undefined;
   const database = overrides.database ?? (await openDatabase(config, { migrate: true, logger }));
   const { orm } = database;
-  const sql = await createSql(orm);
+  // R40, R41: metrics and traces, or nothing loaded at all when neither is configured. The pool
+  // and the process-wide image byte budget are read at scrape time.
+  const imageBudget = new ByteBudget(config.imageBytesInFlightMax);
+  const observability = await createObservability(config, logger, { pool: await orm.em.getConnection().getNativeClient(), imageBudget });
+  const { telemetry } = observability;
+  const sql = await createSql(orm, telemetry);
   const clock = overrides.clock ?? systemClock;
   const rateLimiter = await createFlexibleRateLimiter({
     store: config.rateLimitStore,
@@ -100,17 +109,18 @@ export async function startService(config: Config, logger: Logger, overrides: Se
         timeoutMs: config.imageFetchTimeoutMs,
         maxRedirects: config.imageMaxRedirects,
         concurrency: config.imageFetchConcurrency,
-        maxBytesInFlight: config.imageBytesInFlightMax,
+        budget: imageBudget,
         allowCidrs: config.remoteImageAllowCidrs,
       }),
     generator: overrides.generator ?? (await createReportGenerator(config, contract.document, logger)),
     validateResult,
+    telemetry,
   });
   const authenticator = new ApiKeyAuthenticator({ keys: new PgApiKeyDirectory(sql), clock, log: logger });
   const app = await createApp({
     logger,
     contract,
-    authenticate: (key) => authenticator.authenticate(key),
+    authenticate: (key, log) => authenticator.authenticate(key, log),
     operations: {
       createEvidenceReport: createEvidenceReport(createReport),
       getCurrentUsage,
@@ -118,6 +128,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     isReady: async () => !draining && (await database.isReady()),
     bodyMaxBytes: config.bodyMaxBytes,
     onContractViolation: overrides.onContractViolation,
+    telemetry,
   });
 
   // R35: from SIGTERM on, /readyz answers 503 and every answer closes its connection, so that
@@ -145,6 +156,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  const metricsUrl = await observability.listen();
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -156,10 +168,17 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       await stopped;
       clearTimeout(timer);
       idempotency.close();
-      await settleWithin(sweeper.stop(), CLOSE_DEPENDENCY_MS);
-      // A database or store that hangs must not hold the exit (R33, R35): each close is bounded.
-      await settleWithin(rateLimiter.close(), CLOSE_DEPENDENCY_MS);
-      if (ownsDatabase) await settleWithin(database.close(), CLOSE_DEPENDENCY_MS);
+      // A database, store or collector that hangs must not hold the exit (R33, R35): the
+      // dependencies close together, bounded.
+      await settleWithin(
+        Promise.allSettled([
+          sweeper.stop(),
+          rateLimiter.close(),
+          observability.close(),
+          ownsDatabase ? database.close() : Promise.resolve(),
+        ]),
+        CLOSE_DEPENDENCIES_MS,
+      );
     })());
   const shutdown = async () => {
     draining = true;
@@ -170,6 +189,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     url,
     server,
     database,
+    metricsUrl,
     close,
     shutdown,
     get draining() {
@@ -178,8 +198,8 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   };
 }
 
-/** How long closing one dependency may take once the requests are done. */
-const CLOSE_DEPENDENCY_MS = 400;
+/** How long closing the dependencies may take once the requests are done (main.ts's bound has room for it). */
+const CLOSE_DEPENDENCIES_MS = 600;
 
 async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

@@ -76,3 +76,15 @@ export async function insertUsageRecords(url: string, customerId: string, rows: 
     await client.end();
   }
 }
+
+/** Reports stored so far in the bench database: one per 201 that was not a replay (R15). */
+export async function countReports(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>('select count(*) as n from evidence_report');
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}

@@ -29,7 +29,8 @@ export class ApiKeyAuthenticator {
     this.#deps = deps;
   }
 
-  async authenticate(apiKey: string): Promise<Principal> {
+  /** `log`: the request's logger, for the one line a failed last-use write may cause (R41). */
+  async authenticate(apiKey: string, log: Pick<Logger, 'warn'> = this.#deps.log): Promise<Principal> {
     const now = this.#deps.clock.now();
     const period = monthPeriod(now);
     let facts;
@@ -39,7 +40,7 @@ export class ApiKeyAuthenticator {
       throw new ApiError('api_key_authentication_unavailable', { cause });
     }
     if (!facts || !facts.keyActive || !facts.customerActive) throw new ApiError('invalid_api_key');
-    this.#recordUse(facts.apiKeyId, now);
+    this.#recordUse(facts.apiKeyId, now, log);
     return {
       customerId: facts.customerId,
       apiKeyId: facts.apiKeyId,
@@ -50,13 +51,13 @@ export class ApiKeyAuthenticator {
   }
 
   /** Records lastUsedAt outside the request's critical path (R32): never awaited, never fatal. */
-  #recordUse(apiKeyId: string, now: Date): void {
+  #recordUse(apiKeyId: string, now: Date, log: Pick<Logger, 'warn'>): void {
     const last = this.#lastRecorded.get(apiKeyId);
     if (last !== undefined && now.getTime() - last < RECORD_USE_INTERVAL_MS) return;
     this.#lastRecorded.set(apiKeyId, now.getTime());
     if (this.#lastRecorded.size > RECORD_USE_MEMORY) this.#lastRecorded.clear();
     this.#deps.keys
       .recordUse(apiKeyId, now)
-      .catch((err: unknown) => this.#deps.log.warn({ cause: describeCause(err) }, 'could not record key last use'));
+      .catch((err: unknown) => log.warn({ cause: describeCause(err) }, 'could not record key last use'));
   }
 }

@@ -12,6 +12,7 @@
 // better from its SQLSTATE): the stages above never see a driver error.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool, QueryResult } from 'pg';
+import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 import { PersistenceFailure, sqlStateOf } from './persistence-failure.ts';
 
 export interface Statement {
@@ -42,17 +43,19 @@ export interface Sql {
   readonly pool: Pool;
 }
 
-export async function createSql(orm: MikroORM): Promise<Sql> {
+export async function createSql(orm: MikroORM, telemetry: Pick<Telemetry, 'statement'> = noopTelemetry): Promise<Sql> {
   const pool: Pool = await orm.em.getConnection().getNativeClient();
   const { rows } = await pool.query<{ version: string }>('select version() as version');
   const prepare = !rows[0]?.version.includes('PGlite');
-  const run = async (config: QueryConfig): Promise<QueryResult> => {
-    try {
-      return await pool.query(prepare && config.name ? config : { text: config.text, values: config.values });
-    } catch (cause) {
-      throw new PersistenceFailure('unavailable', { cause, sqlState: sqlStateOf(cause) });
-    }
-  };
+  // One client span per statement, named by the statement's name only: never its parameters (R41).
+  const run = (config: QueryConfig): Promise<QueryResult> =>
+    telemetry.statement(config.name ?? 'unnamed', async () => {
+      try {
+        return await pool.query(prepare && config.name ? config : { text: config.text, values: config.values });
+      } catch (cause) {
+        throw new PersistenceFailure('unavailable', { cause, sqlState: sqlStateOf(cause) });
+      }
+    });
   return {
     pool,
     async rows<T>(st: Statement, params: readonly unknown[]): Promise<T[]> {

@@ -4,6 +4,7 @@ import type Koa from 'koa';
 import { ApiError, isApiError } from '../errors/catalogue.ts';
 import type { AppState } from './app-state.ts';
 import { describeCause } from '../shared/describe-cause.ts';
+import { dependencyFailure } from '../observability/dependency-failure.ts';
 
 export function errorBody(error: ApiError, requestId: string): { error: Record<string, unknown> } {
   return {
@@ -36,7 +37,10 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
         return;
       }
       if (isApiError(caught)) {
-        if (caught.status >= 500) ctx.state.log.warn({ code: caught.code, cause: describeCause(caught.cause) }, 'dependency failure');
+        if (caught.status >= 500) {
+          // Once per failed request, with the dependency and a reason from closed lists.
+          ctx.state.log.warn({ code: caught.code, ...dependencyFailure(caught), cause: describeCause(caught.cause) }, 'dependency failure');
+        }
         writeError(ctx, caught);
       } else {
         ctx.state.log.error({ err: caught }, 'unexpected error');

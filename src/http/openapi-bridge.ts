@@ -12,6 +12,7 @@
 import { OpenAPIBackend, SetMatchType } from 'openapi-backend';
 import type { Context as OpenApiContext, Document, Request as OpenApiRequest } from 'openapi-backend';
 import type Koa from 'koa';
+import type { Logger } from 'pino';
 import { ApiError, isApiError } from '../errors/catalogue.ts';
 import type { Principal } from '../auth/principal.ts';
 import { readApiKey } from './api-key-header.ts';
@@ -19,6 +20,7 @@ import { checkJsonContentType, parseJson, readBody, readIdempotencyKey } from '.
 import { customizeAjv } from './validation-formats.ts';
 import { firstViolation } from './validation-details.ts';
 import type { AppState } from './app-state.ts';
+import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 /** What an operation handler returns; the bridge writes it to Koa. */
 export interface ApiResponse {
@@ -39,9 +41,11 @@ export type OperationHandler = (input: OperationInput) => Promise<ApiResponse>;
 
 export interface BridgeOptions {
   document: Document;
-  authenticate: (apiKey: string) => Promise<Principal>;
+  /** `log` is the request's logger (requestId, traceId): a background failure it causes is logged there (R41). */
+  authenticate: (apiKey: string, log: Logger) => Promise<Principal>;
   operations: Record<string, OperationHandler>;
   bodyMaxBytes: number;
+  telemetry?: Telemetry;
 }
 
 type KoaCtx = Koa.ParameterizedContext<AppState>;
@@ -60,6 +64,7 @@ export interface OpenApiBridge {
 }
 
 export async function createOpenApiBridge(options: BridgeOptions): Promise<OpenApiBridge> {
+  const telemetry = options.telemetry ?? noopTelemetry;
   const api = new OpenAPIBackend({
     // openapi-backend mutates the definition while dereferencing: give it its own copy.
     definition: structuredClone(options.document),
@@ -71,7 +76,7 @@ export async function createOpenApiBridge(options: BridgeOptions): Promise<OpenA
   });
 
   api.registerSecurityHandler('ApiKeyAuth', async (_c: OpenApiContext, ctx: KoaCtx) => {
-    return options.authenticate(readApiKey(ctx.req));
+    return telemetry.step('1_authenticate', async () => options.authenticate(readApiKey(ctx.req), ctx.state.log));
   });
 
   api.register({
@@ -93,6 +98,8 @@ export async function createOpenApiBridge(options: BridgeOptions): Promise<OpenA
       if (!c.security?.authorized) return;
       ctx.state.principal = c.security.ApiKeyAuth as Principal;
       if (!c.operation?.requestBody) return;
+      // Step 2 runs from here to the application limits in the pipeline (R40, R41).
+      telemetry.beginStep('2_validate');
       checkJsonContentType(ctx.req);
       ctx.state.idempotencyKey = readIdempotencyKey(ctx.req);
       // R11: the header's schema holds for the key after trimming. Validated raw, a key that

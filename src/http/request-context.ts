@@ -1,15 +1,19 @@
 // First middleware: a server-generated request id and the headers every response carries
 // (ruling R9: x-request-id, cache-control: no-store), plus one access-log line per request.
-// The log line never carries headers, bodies or keys (ruling R26).
+// The log line never carries headers, bodies or keys (ruling R26). It is also where a request's
+// metrics are counted and its server span starts and ends (R40, R41): every line logged for
+// the request carries its requestId and, when tracing, its traceId.
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AppState } from './app-state.ts';
+import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
-export function requestContext(logger: Logger): Koa.Middleware<AppState> {
+export function requestContext(logger: Logger, telemetry: Telemetry = noopTelemetry): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     const started = performance.now();
     const requestId = randomUUID();
+    const observed = telemetry.request(ctx.method, ctx.path, ctx.req.headers);
     const aborter = new AbortController();
     // The response closes before it finished only when the client went away. (The request's
     // own 'close' fires as soon as its body is consumed, so it cannot tell.)
@@ -18,22 +22,16 @@ export function requestContext(logger: Logger): Koa.Middleware<AppState> {
     });
     ctx.state.requestId = requestId;
     ctx.state.abortSignal = aborter.signal;
-    ctx.state.log = logger.child({ requestId });
+    ctx.state.log = logger.child(observed.traceId === undefined ? { requestId } : { requestId, traceId: observed.traceId });
     ctx.set('x-request-id', requestId);
     ctx.set('cache-control', 'no-store');
     try {
-      await next();
+      await observed.run(next);
     } finally {
-      ctx.state.log.info(
-        {
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          code: ctx.state.errorCode,
-          ms: Math.round(performance.now() - started),
-        },
-        'request',
-      );
+      const ms = performance.now() - started;
+      const { operationId: operation, errorCode: code } = ctx.state;
+      observed.end({ operation, status: ctx.status, code, seconds: ms / 1000 });
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, operation, status: ctx.status, code, ms: Math.round(ms) }, 'request');
     }
   };
 }

@@ -10,7 +10,6 @@ import { PersistenceFailure } from '../db/persistence-failure.ts';
 import { statement, type Sql } from '../db/sql.ts';
 import { EVIDENCE_REPORTS_PRODUCT } from '../plans/product-entitlement.entity.ts';
 import type { Clock } from '../shared/clock.ts';
-import { describeCause } from '../shared/describe-cause.ts';
 import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
 import type { ClaimOutcome, IdempotencyClaim, IdempotencyCompletion, IdempotencyStore } from './idempotency-store.ts';
 import { ReleaseRetry } from './release-retry.ts';
@@ -105,8 +104,9 @@ export class PgIdempotencyStore implements IdempotencyStore {
   async release(claim: IdempotencyClaim): Promise<void> {
     try {
       await this.#releaseOnce(claim);
-    } catch (cause) {
-      this.#options.log?.warn({ cause: describeCause(cause) }, 'could not release an idempotency claim; retrying in the background');
+    } catch {
+      // The request's own line already names the failed dependency (one line per failure,
+      // R41); the background retry logs when releases start and stop failing.
       this.#retry.add(claim);
     }
   }

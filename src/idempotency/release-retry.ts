@@ -29,6 +29,8 @@ export class ReleaseRetry {
   #timer: NodeJS.Timeout | undefined;
   #delayMs: number;
   #stopped = false;
+  /** Whether the last pass had failures: the log says when that starts and when it ends. */
+  #failing = false;
 
   constructor(options: ReleaseRetryOptions) {
     this.#options = options;
@@ -59,12 +61,15 @@ export class ReleaseRetry {
       try {
         await this.#options.release(claim);
         this.#pending.delete(id);
-        this.#options.log?.info('a failed idempotency claim release succeeded on retry');
       } catch (cause) {
         failed += 1;
-        if (failed === 1) this.#options.log?.warn({ cause: describeCause(cause) }, 'idempotency claim release still failing');
+        if (failed === 1 && !this.#failing) {
+          this.#options.log?.warn({ cause: describeCause(cause) }, 'idempotency claim releases are failing; retrying in the background');
+        }
       }
     }
+    if (this.#failing && failed === 0) this.#options.log?.info('idempotency claim releases succeed again');
+    this.#failing = failed > 0;
     this.#delayMs = failed > 0 ? Math.min(this.#delayMs * 2, this.#options.maxDelayMs ?? 2_000) : (this.#options.firstDelayMs ?? 200);
   }
 

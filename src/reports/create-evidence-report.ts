@@ -26,7 +26,7 @@ import { checkQuota } from './stages/check-quota.ts';
 import { fetchImages } from './stages/fetch-images.ts';
 import { generateReport } from './stages/generate-report.ts';
 import { imageMetadata, persistReport } from './stages/persist-report.ts';
-import { runStep, type StepRunner } from './steps.ts';
+import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 export interface CreateEvidenceReportDeps {
   clock: Clock;
@@ -37,8 +37,8 @@ export interface CreateEvidenceReportDeps {
   imageFetcher: ImageFetcher;
   generator: ReportGenerator;
   validateResult: ResultValidator;
-  /** Runs each step (an observer times it, issue 13); default: just runs it. */
-  step?: StepRunner;
+  /** Times each step, the image fetch and the generation (R40, R41); none when absent. */
+  telemetry?: Pick<Telemetry, 'step' | 'imageFetch' | 'generation'>;
 }
 
 export interface CreateEvidenceReportInput {
@@ -57,16 +57,18 @@ export interface CreateEvidenceReportOutcome {
 
 export class CreateEvidenceReport {
   readonly #deps: CreateEvidenceReportDeps;
-  readonly #step: StepRunner;
+  readonly #telemetry: Pick<Telemetry, 'step' | 'imageFetch' | 'generation'>;
 
   constructor(deps: CreateEvidenceReportDeps) {
     this.#deps = deps;
-    this.#step = deps.step ?? runStep;
+    this.#telemetry = deps.telemetry ?? noopTelemetry;
   }
 
   async execute(input: CreateEvidenceReportInput): Promise<CreateEvidenceReportOutcome> {
     const d = this.#deps;
-    const step = this.#step;
+    const telemetry = this.#telemetry;
+    // Each step runs through the telemetry port: its duration and its span (R40, R41).
+    const step: Telemetry['step'] = (label, run) => telemetry.step(label, run);
     const { principal, request, signal } = input;
     const now = d.clock.now();
     await step('2_validate', () => checkInputLimits(d.limits, request)); //    2. 422 invalid_evidence_report_input
@@ -81,12 +83,12 @@ export class CreateEvidenceReport {
     const claim = idempotency.kind === 'claimed' ? idempotency.claim : undefined;
     try {
       await step('6_quota', () => checkQuota(principal)); //                   6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
-      const held = await step('7_fetch_images', () => fetchImages(d.imageFetcher, request, signal));
+      const held = await step('7_fetch_images', () => fetchImages(d.imageFetcher, request, signal, telemetry));
       //                                                                        7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
       let generated;
       let images;
       try {
-        generated = await step('8_generate', () => generateReport(d.generator, d.validateResult, request, held.images, signal));
+        generated = await step('8_generate', () => generateReport(d.generator, d.validateResult, request, held.images, signal, telemetry));
         //                                                                      8. 502 invalid_generated_report, report_generation_failed;
         //                                                                         503 report_generation_unavailable
       } finally {

@@ -5,10 +5,11 @@ import { expect } from 'chai';
 import type { ErrorCode } from '../../src/errors/catalogue.ts';
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import type { StepLabel } from '../../src/reports/steps.ts';
+import { STEP_LABELS, type StepLabel } from '../../src/observability/step-labels.ts';
 import { codeOf, IMAGE_REQUEST, principal, readable, unreadable, UseCaseHarness, type PrincipalFacts } from './support/use-case.ts';
 
-const ALL_STEPS: StepLabel[] = ['2_validate', '3_rate_limit', '4_entitlement', '5_idempotency', '6_quota', '7_fetch_images', '8_generate', '9_10_persist', '11_respond'];
+// Step 1 runs at the HTTP edge, before the use case.
+const ALL_STEPS: StepLabel[] = STEP_LABELS.slice(1);
 const upTo = (last: StepLabel): StepLabel[] => ALL_STEPS.slice(0, ALL_STEPS.indexOf(last) + 1);
 
 interface Failure {

@@ -3,6 +3,7 @@
 import { ApiError } from '../../errors/catalogue.ts';
 import { ImageFetchError } from '../../images/image-fetch-error.ts';
 import type { FetchedImage, ImageFetcher } from '../../images/image-fetcher.ts';
+import type { Telemetry } from '../../observability/telemetry.ts';
 import type { CreateEvidenceReportRequest } from '../report-request.ts';
 
 /**
@@ -14,12 +15,18 @@ export interface HeldImages {
   release(): void;
 }
 
-export async function fetchImages(fetcher: ImageFetcher, request: CreateEvidenceReportRequest, signal: AbortSignal): Promise<HeldImages> {
+export async function fetchImages(
+  fetcher: ImageFetcher,
+  request: CreateEvidenceReportRequest,
+  signal: AbortSignal,
+  telemetry: Pick<Telemetry, 'imageFetch'>,
+): Promise<HeldImages> {
   const urls = (request.evidence.images ?? []).map((image) => image.url);
   if (urls.length === 0) return { images: [], release: () => {} };
   const held = Promise.withResolvers<void>();
   try {
-    const images = await fetcher.fetch(urls, signal, held.promise);
+    // Counted by outcome and reason, and one client span without URL or host (R40, R41).
+    const images = await telemetry.imageFetch(urls.length, () => fetcher.fetch(urls, signal, held.promise));
     return { images, release: () => held.resolve() };
   } catch (cause) {
     held.resolve();

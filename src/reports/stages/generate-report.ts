@@ -5,6 +5,7 @@ import { ApiError } from '../../errors/catalogue.ts';
 import { GenerationError, type GenerationOutput, type ReportGenerator, type ReportResult } from '../../generation/report-generator.ts';
 import type { ResultValidator } from '../../generation/result-schema.ts';
 import type { FetchedImage } from '../../images/image-fetcher.ts';
+import type { Telemetry } from '../../observability/telemetry.ts';
 import type { CreateEvidenceReportRequest } from '../report-request.ts';
 
 const CODES = {
@@ -25,13 +26,17 @@ export async function generateReport(
   request: CreateEvidenceReportRequest,
   images: readonly FetchedImage[],
   signal: AbortSignal,
+  telemetry: Pick<Telemetry, 'generation'>,
 ): Promise<GeneratedReport> {
   try {
-    const generation = await generator.generate(
-      { context: request.context, language: request.language, text: request.evidence.text, images },
-      signal,
-    );
-    return { generation, result: validateResult.toReportResult(generation.candidate) };
+    // Timed by generator and outcome, with one client span (R40, R41).
+    return await telemetry.generation(async () => {
+      const generation = await generator.generate(
+        { context: request.context, language: request.language, text: request.evidence.text, images },
+        signal,
+      );
+      return { generation, result: validateResult.toReportResult(generation.candidate) };
+    });
   } catch (cause) {
     if (cause instanceof GenerationError) throw new ApiError(CODES[cause.kind], { cause });
     throw cause;

@@ -12,7 +12,8 @@ import { FakeRateLimiter } from '../../../src/rate-limit/fake-rate-limiter.ts';
 import { CreateEvidenceReport, type CreateEvidenceReportOutcome } from '../../../src/reports/create-evidence-report.ts';
 import { FakeReportRepository } from '../../../src/reports/fake-report-repository.ts';
 import type { CreateEvidenceReportRequest } from '../../../src/reports/report-request.ts';
-import type { StepLabel } from '../../../src/reports/steps.ts';
+import type { StepLabel } from '../../../src/observability/step-labels.ts';
+import { noopTelemetry } from '../../../src/observability/telemetry.ts';
 import { FixedClock } from '../../../src/shared/clock.ts';
 import { monthPeriod } from '../../../src/usage/period.ts';
 import type { PlanUsage } from '../../../src/usage/plan-usage.ts';
@@ -68,9 +69,12 @@ export class UseCaseHarness {
       imageFetcher: { fetch: (...args) => this.imageFetcher.fetch(...args) },
       generator: { generate: (...args) => this.generator.generate(...args) },
       validateResult,
-      step: async (label, run) => {
-        this.steps.push(label);
-        return run();
+      telemetry: {
+        ...noopTelemetry,
+        step: async (label, run) => {
+          this.steps.push(label);
+          return run();
+        },
       },
     });
   }

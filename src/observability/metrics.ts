@@ -1,0 +1,153 @@
+// The Prometheus metrics of R40, on a registry of their own (not prom-client's global one, so
+// two services in one process never share series). Names and labels are the operator
+// interface's, exactly; label values come from the closed lists of label-values.ts. Gauges
+// that mirror a state (pool, image bytes) are read at scrape time, never on the request path.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { GENERATION_OUTCOMES, type GenerationOutcome, type ImageOutcome, type Operation } from './label-values.ts';
+import { STEP_LABELS, type StepLabel } from './step-labels.ts';
+import { REJECTED_REASONS, UNAVAILABLE_REASONS } from '../images/image-fetch-error.ts';
+
+/** What the `pg` pool tells at any moment (pg.Pool's own counters). */
+export interface PoolCounts {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
+export interface MetricSources {
+  /** The ORM's `pg` pool, the one every hot-path statement uses (src/db/sql.ts). */
+  readonly pool?: PoolCounts;
+  /** Its configured size (DB_POOL_SIZE), so "busy near max" can be alerted on. */
+  readonly poolMax?: number;
+  /** The process-wide image byte budget (src/images/byte-budget.ts). */
+  readonly imageBudget?: { readonly used: number };
+  readonly generator: 'offline' | 'gemini';
+}
+
+// Seconds. Requests are milliseconds when healthy; generation is seconds and bounded by
+// GENERATOR_TIMEOUT_MS (30 s by default), so its buckets reach past it.
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const GENERATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60];
+
+const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<'operation' | 'status' | 'code'>;
+  readonly #requestSeconds: Histogram<'operation'>;
+  readonly #stepSeconds: Histogram<'step'>;
+  readonly #generationSeconds: Histogram<'generator' | 'outcome'>;
+  readonly #imageFetches: Counter<'outcome' | 'reason'>;
+  readonly #reportsCreated: Counter;
+  readonly #generator: 'offline' | 'gemini';
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    this.#generator = sources.generator;
+    collectDefaultMetrics({ register: this.registry });
+    // prom-client's defaults, less three gauges named like counters, which `promtool check
+    // metrics` refuses; the same counts stay available by type (nodejs_active_handles{type} ...).
+    for (const name of LINT_FAILING_DEFAULTS) this.registry.removeSingleMetric(name);
+    this.#requests = new Counter({
+      name: 'ers_http_requests_total',
+      help: 'API requests answered, by operationId (or other), HTTP status and error code (or none).',
+      labelNames: ['operation', 'status', 'code'],
+      registers,
+    });
+    this.#requestSeconds = new Histogram({
+      name: 'ers_http_request_duration_seconds',
+      help: 'Time from the first byte of a request to its answer, by operationId (or other).',
+      labelNames: ['operation'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.#stepSeconds = new Histogram({
+      name: 'ers_pipeline_step_duration_seconds',
+      help: 'Time spent in each step of the report pipeline that ran (spec section 1).',
+      labelNames: ['step'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.#generationSeconds = new Histogram({
+      name: 'ers_report_generation_duration_seconds',
+      help: 'Report generations by generator and outcome (ok, invalid, failed, unavailable; R24), result check included.',
+      labelNames: ['generator', 'outcome'],
+      buckets: GENERATION_BUCKETS,
+      registers,
+    });
+    this.#imageFetches = new Counter({
+      name: 'ers_image_fetches_total',
+      help: 'Remote evidence images: accepted, or the one that failed its request, with the boundary reason (R22, R23).',
+      labelNames: ['outcome', 'reason'],
+      registers,
+    });
+    this.#reportsCreated = new Counter({
+      name: 'ers_reports_created_total',
+      help: 'Reports stored, each with its usage unit (steps 9-10 committed, R15).',
+      registers,
+    });
+    new Gauge({
+      name: 'ers_image_bytes_in_flight',
+      help: 'Image bytes held in memory now, against IMAGE_BYTES_IN_FLIGHT_MAX.',
+      registers,
+      collect() {
+        this.set(sources.imageBudget?.used ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'ers_db_pool_connections',
+      help: 'Connections of the database pool by state: idle, busy (checked out) and waiting (callers queued for one).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const pool = sources.pool;
+        this.set({ state: 'idle' }, pool?.idleCount ?? 0);
+        this.set({ state: 'busy' }, pool ? pool.totalCount - pool.idleCount : 0);
+        this.set({ state: 'waiting' }, pool?.waitingCount ?? 0);
+      },
+    });
+    const poolMax = new Gauge({ name: 'ers_db_pool_max_connections', help: 'Configured size of the database pool (DB_POOL_SIZE).', registers });
+    poolMax.set(sources.poolMax ?? 0);
+    this.#zero();
+  }
+
+  // Series of the closed lists exist from the start at 0, so that rate() and ratios in alert
+  // rules see a value rather than nothing before the first event.
+  #zero(): void {
+    for (const step of STEP_LABELS) this.#stepSeconds.zero({ step });
+    for (const outcome of GENERATION_OUTCOMES) this.#generationSeconds.zero({ generator: this.#generator, outcome });
+    this.#imageFetches.inc({ outcome: 'accepted', reason: 'none' }, 0);
+    for (const reason of REJECTED_REASONS) this.#imageFetches.inc({ outcome: 'rejected', reason }, 0);
+    for (const reason of UNAVAILABLE_REASONS) this.#imageFetches.inc({ outcome: 'unavailable', reason }, 0);
+  }
+
+  request(operation: Operation, status: string, code: string, seconds: number): void {
+    this.#requests.inc({ operation, status, code });
+    this.#requestSeconds.observe({ operation }, seconds);
+  }
+
+  step(step: StepLabel, seconds: number): void {
+    this.#stepSeconds.observe({ step }, seconds);
+  }
+
+  generation(outcome: GenerationOutcome, seconds: number): void {
+    this.#generationSeconds.observe({ generator: this.#generator, outcome }, seconds);
+  }
+
+  imageFetches(outcome: ImageOutcome, reason: string, count: number): void {
+    this.#imageFetches.inc({ outcome, reason }, count);
+  }
+
+  reportCreated(): void {
+    this.#reportsCreated.inc();
+  }
+
+  /** The exposition of every metric, in the Prometheus text format. */
+  exposition(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
