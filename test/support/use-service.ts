@@ -2,6 +2,8 @@
 // database (pools sized for it, serviceEnv) and creates a customer; `after` closes the service
 // and holds the ledger of every caller made here (issue 4: units == stored reports == 201
 // answers, no claim left in progress). Call it inside a describe; read the fields in tests.
+// A file that sends as `customer` with a client of its own is not held to the ledger for it:
+// `client` is made, and the customer tracked, on first use.
 // Hooks of a describe run in the order they are declared: a resource the environment needs
 // (a fake Gemini, an image host) is started by a `before` declared above the call, and closed
 // by an `after` declared below it, once the service is closed.
@@ -19,7 +21,7 @@ export interface ServiceUnderTest {
   readonly service: TestService;
   /** A customer with the default plan (1000), subscription, entitlement and key. */
   readonly customer: CustomerFixture;
-  /** POST and GET usage as `customer`; every answer noted in `ledger`. */
+  /** POST and GET usage as `customer`; every answer noted in `ledger` (tracked from first use). */
   readonly client: Caller;
   readonly ledger: Ledger;
   /** Another customer (createCustomerFixture(input)) and its caller, also in the ledger. */
@@ -35,7 +37,6 @@ export function useService(env: WhenStarted<Record<string, string>> = {}, overri
   before(async () => {
     service = await startTestService(await serviceEnv(await valueOf(env)), await valueOf(overrides));
     customer = await createCustomerFixture();
-    client = caller(service.url, customer, ledger);
   });
   after(async () => {
     await service?.close();
@@ -54,7 +55,8 @@ export function useService(env: WhenStarted<Record<string, string>> = {}, overri
       return ready(customer);
     },
     get client() {
-      return ready(client);
+      client ??= caller(ready(service).url, ready(customer), ledger);
+      return client;
     },
     ledger,
     async newCaller(input = {}) {
