@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { FixedClock } from '../../src/shared/clock.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 async function lastUsedAt(apiKeyId: string): Promise<string | null> {
   const [row] = await (await testEm()).execute<{ last_used_at: string | null }[]>(
@@ -28,15 +28,11 @@ async function eventually(read: () => Promise<string | null>, expected: string):
 
 describe('lastUsedAt of an API key (R32)', () => {
   const clock = new FixedClock('2026-11-21T10:00:00.000Z');
-  let service: TestService;
-  before(async () => {
-    service = await startTestService({}, { clock });
-  });
-  after(() => service.close());
+  const app = useService({}, { clock });
 
   it('is set on successful authentication, not again within a minute, and again after it (R32)', async () => {
     const customer = await createCustomerFixture();
-    const api = client(service.url, customer.apiKey);
+    const api = client(app.service.url, customer.apiKey);
     expect(await lastUsedAt(customer.apiKeyId), 'never used').to.equal(null);
 
     clock.set('2026-11-21T10:00:00.000Z');
@@ -56,7 +52,7 @@ describe('lastUsedAt of an API key (R32)', () => {
   it('is not set by a refused key (R32: on successful authentication only)', async () => {
     const customer = await createCustomerFixture();
     await (await testEm()).execute(`update api_key set status = 'revoked' where id = ?`, [customer.apiKeyId]);
-    expect((await client(service.url, customer.apiKey).currentUsage()).status).to.equal(401);
+    expect((await client(app.service.url, customer.apiKey).currentUsage()).status).to.equal(401);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await lastUsedAt(customer.apiKeyId)).to.equal(null);
   });

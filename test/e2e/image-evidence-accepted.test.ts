@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { client } from '../support/http-client.ts';
 import { countCustomerRows, createCustomerFixture } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { IMAGES, startImageHost } from './support/image-host.ts';
 import { storedReport } from './support/stored-reports.ts';
@@ -15,22 +15,22 @@ const ALL = [IMAGES.png, IMAGES.jpeg, IMAGES.gif, IMAGES.webp];
 describe('image evidence end to end: fetched through the boundary and stored as metadata (issue 4 step 7, R22)', function () {
   this.timeout(30_000);
   let host: ImageServer;
-  let service: TestService;
 
   before(async () => {
     host = await startImageHost();
-    service = await startTestService({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32' });
-    expect(service.config.reportGenerator).to.equal('offline');
+  });
+  const app = useService({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32' });
+  before(() => {
+    expect(app.service.config.reportGenerator).to.equal('offline');
   });
   after(async () => {
-    await service?.close();
     await host?.close();
   });
 
   it('text with the four formats gives 201, and the stored metadata matches the bytes served (R22)', async () => {
     const customer = await createCustomerFixture();
     const before = host.requests.length;
-    const res = await client(service.url, customer.apiKey).createReport<{ id: string; status: string }>({
+    const res = await client(app.service.url, customer.apiKey).createReport<{ id: string; status: string }>({
       context: 'property_maintenance',
       evidence: { text: 'Water stain spreading on the ceiling of flat 3B.', images: ALL.map((i) => ({ url: host.url(i.path) })) },
     });
@@ -50,7 +50,7 @@ describe('image evidence end to end: fetched through the boundary and stored as 
   for (const served of ALL) {
     it(`images only (${served.mimeType}) gives 201 with the image's metadata stored (R28, R22)`, async () => {
       const customer = await createCustomerFixture();
-      const res = await client(service.url, customer.apiKey).createReport<{ id: string }>({
+      const res = await client(app.service.url, customer.apiKey).createReport<{ id: string }>({
         context: 'damage_report',
         evidence: { images: [{ url: host.url(served.path) }] },
       });
@@ -63,7 +63,7 @@ describe('image evidence end to end: fetched through the boundary and stored as 
 
   it('a redirect within the allowed host is followed and the final bytes are the ones stored (R22)', async () => {
     const customer = await createCustomerFixture();
-    const res = await client(service.url, customer.apiKey).createReport<{ id: string }>({
+    const res = await client(app.service.url, customer.apiKey).createReport<{ id: string }>({
       context: 'field_inspection',
       evidence: { text: 'Photo of the meter cabinet.', images: [{ url: host.url('/to-tiny.png') }] },
     });

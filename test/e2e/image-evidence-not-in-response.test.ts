@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { client } from '../support/http-client.ts';
 import { createCustomerFixture } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
 import { geminiEnv } from './support/gemini-service.ts';
@@ -19,20 +19,16 @@ describe('the 201 of image evidence carries no URL and no image metadata (spec 2
   this.timeout(30_000);
   let host: ImageServer;
   let gemini: FakeGemini;
-  const services: Record<'offline' | 'gemini', TestService> = {} as never;
 
   before(async () => {
     host = await startImageHost();
     gemini = await startFakeGemini();
-    services.offline = await startTestService({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32' });
-    services.gemini = await startTestService({
-      REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
-      ...geminiEnv(gemini),
-    });
   });
+  const services = {
+    offline: useService({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32' }),
+    gemini: useService(() => ({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', ...geminiEnv(gemini) })),
+  };
   after(async () => {
-    await services.offline?.close();
-    await services.gemini?.close();
     await gemini?.stop();
     await host?.close();
   });
@@ -42,7 +38,7 @@ describe('the 201 of image evidence carries no URL and no image metadata (spec 2
       it(`${generator}, ${withText ? 'text and images' : 'images only'}: exactly id, status, result, usage; no URL, host, port, hash, size or type field`, async () => {
         const customer = await createCustomerFixture();
         const images = Object.values(IMAGES);
-        const res = await client(services[generator].url, customer.apiKey).createReport<Record<string, unknown>>({
+        const res = await client(services[generator].service.url, customer.apiKey).createReport<Record<string, unknown>>({
           context: 'inventory_check',
           evidence: { ...(withText ? { text: 'Shelf 4 is missing two boxes.' } : {}), images: images.map((i) => ({ url: host.url(i.path) })) },
         });

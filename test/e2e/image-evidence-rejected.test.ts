@@ -3,7 +3,7 @@
 // 404, and redirects to 169.254.169.254 and [::1] give 422 remote_evidence_image_rejected with
 // details {imageIndex} only; no report, no unit, no generator call, nothing internal said.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
 import { geminiEnv } from './support/gemini-service.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
@@ -29,20 +29,18 @@ describe('image hosts that misbehave give 422 remote_evidence_image_rejected thr
   let host: ImageServer;
   let gemini: FakeGemini;
   let guard: Awaited<ReturnType<typeof startV6Guard>>;
-  let service: TestService;
 
   before(async () => {
     guard = await startV6Guard();
     host = await startImageHost({ oversizeBytes: 64 * 1024, v6LoopbackPort: guard.port });
     gemini = await startFakeGemini();
-    service = await startTestService({
-      REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
-      IMAGE_MAX_BYTES: String(MAX_BYTES),
-      ...geminiEnv(gemini),
-    });
   });
+  const app = useService(() => ({
+    REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
+    IMAGE_MAX_BYTES: String(MAX_BYTES),
+    ...geminiEnv(gemini),
+  }));
   after(async () => {
-    await service?.close();
     await gemini?.stop();
     await host?.close();
     await guard?.close();
@@ -51,7 +49,7 @@ describe('image hosts that misbehave give 422 remote_evidence_image_rejected thr
   CASES.forEach(({ path, why, secrets }, n) => {
     const index = n % 3;
     it(`${why}: 422 with details {imageIndex: ${index}}, nothing stored or generated (R23)`, async () => {
-      await expectImageFailure({ serviceUrl: service.url, host, gemini, path, index, code: 'remote_evidence_image_rejected', secrets, withText: n % 2 === 0 });
+      await expectImageFailure({ serviceUrl: app.service.url, host, gemini, path, index, code: 'remote_evidence_image_rejected', secrets, withText: n % 2 === 0 });
     });
   });
 

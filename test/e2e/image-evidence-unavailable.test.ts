@@ -2,7 +2,7 @@
 // 429 and a slow drip held past IMAGE_FETCH_TIMEOUT_MS give 503 remote_evidence_image_unavailable
 // with details {imageIndex} only; no report, no unit, no generator call, nothing internal said.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
 import { geminiEnv } from './support/gemini-service.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
@@ -15,19 +15,17 @@ describe('image hosts that cannot serve now give 503 remote_evidence_image_unava
   this.timeout(30_000);
   let host: ImageServer;
   let gemini: FakeGemini;
-  let service: TestService;
 
   before(async () => {
     host = await startImageHost();
     gemini = await startFakeGemini();
-    service = await startTestService({
-      REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
-      IMAGE_FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS),
-      ...geminiEnv(gemini),
-    });
   });
+  const app = useService(() => ({
+    REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
+    IMAGE_FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS),
+    ...geminiEnv(gemini),
+  }));
   after(async () => {
-    await service?.close();
     await gemini?.stop();
     await host?.close();
   });
@@ -38,13 +36,13 @@ describe('image hosts that cannot serve now give 503 remote_evidence_image_unava
     { path: '/status-429.png', why: 'a 429' },
   ].forEach(({ path, why }, n) => {
     it(`${why}: 503 with details {imageIndex: ${n}}, nothing stored or generated (R23)`, async () => {
-      await expectImageFailure({ serviceUrl: service.url, host, gemini, path, index: n, code: 'remote_evidence_image_unavailable' });
+      await expectImageFailure({ serviceUrl: app.service.url, host, gemini, path, index: n, code: 'remote_evidence_image_unavailable' });
     });
   });
 
   it('a slow drip is cut at IMAGE_FETCH_TIMEOUT_MS: 503 within a generous bound, nothing stored or generated (R22, R23)', async () => {
     const started = performance.now();
-    await expectImageFailure({ serviceUrl: service.url, host, gemini, path: '/drip.png', index: 1, code: 'remote_evidence_image_unavailable' });
+    await expectImageFailure({ serviceUrl: app.service.url, host, gemini, path: '/drip.png', index: 1, code: 'remote_evidence_image_unavailable' });
     // The drip would take over 12 s to finish; the bound is far above the 0.8 s limit.
     expect(performance.now() - started).to.be.below(8_000);
   });

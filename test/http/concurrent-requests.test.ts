@@ -4,21 +4,14 @@
 import { expect } from 'chai';
 import { client } from '../support/http-client.ts';
 import { createCustomerFixture } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 describe('concurrent requests (R3, R20)', () => {
-  let service: TestService;
-
-  before(async () => {
-    service = await startTestService();
-  });
-  after(async () => {
-    await service?.close();
-  });
+  const app = useService();
 
   it('eight concurrent report creations of one customer all get 201 and count eight units (R17, R20)', async () => {
     const customer = await createCustomerFixture();
-    const api = client(service.url, customer.apiKey);
+    const api = client(app.service.url, customer.apiKey);
     const body = { context: 'inventory_check', evidence: { text: 'Two pallets of tiles are missing from bay 4.' } };
     const responses = await Promise.all(Array.from({ length: 8 }, () => api.createReport(body)));
     const outcomes = responses.map((r) => [r.status, (r.body as { error?: { code: string } }).error?.code]);

@@ -5,31 +5,27 @@ import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { send } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 const CONTRACT = new URL('../../contract/openapi.yaml', import.meta.url);
 
 describe('the published contract files (operator-interface.md, R0)', () => {
-  let service: TestService;
   let committed: Buffer;
 
+  const app = useService();
   before(async () => {
-    service = await startTestService();
     committed = await readFile(CONTRACT);
-  });
-  after(async () => {
-    await service?.close();
   });
 
   it('GET /openapi.yaml returns contract/openapi.yaml byte for byte, without a key', async () => {
-    const response = await send(service.url, 'GET', '/openapi.yaml');
+    const response = await send(app.service.url, 'GET', '/openapi.yaml');
     expect(response.status).to.equal(200);
     expect(String(response.headers['content-type'])).to.match(/yaml/);
     expect(Buffer.from(response.text, 'utf8').equals(committed)).to.equal(true);
   });
 
   it('GET /openapi.json parses to the same document as the committed YAML, without a key', async () => {
-    const response = await send(service.url, 'GET', '/openapi.json');
+    const response = await send(app.service.url, 'GET', '/openapi.json');
     expect(response.status).to.equal(200);
     expect(String(response.headers['content-type'])).to.match(/^application\/json/);
     expect(response.body).to.deep.equal(parse(committed.toString('utf8')));

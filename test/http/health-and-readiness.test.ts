@@ -4,7 +4,7 @@ import { get } from 'node:http';
 import { expect } from 'chai';
 import { testDatabaseUrl } from '../support/database.ts';
 import { send } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 // The 503 of /readyz is a plain-route answer, not an API error: there is no catalogue code for
@@ -25,40 +25,38 @@ function readyzUnrecorded(url: string): Promise<{ status: number; headers: Recor
 
 describe('health and readiness (operator-interface.md)', () => {
   let proxy: TcpProxy;
-  let service: TestService;
 
   before(async () => {
     const target = new URL(testDatabaseUrl());
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    service = await startTestService({ DATABASE_URL: viaProxy(testDatabaseUrl(), proxy) });
   });
+  const app = useService(() => ({ DATABASE_URL: viaProxy(testDatabaseUrl(), proxy) }));
   afterEach(() => proxy.restore());
   after(async () => {
-    await service?.close();
     await proxy?.close();
   });
 
   it('GET /healthz is 200 without a key', async () => {
-    const response = await send(service.url, 'GET', '/healthz');
+    const response = await send(app.service.url, 'GET', '/healthz');
     expect(response.status).to.equal(200);
     expect(response.body).to.deep.equal({ status: 'ok' });
   });
 
   it('GET /readyz is 200 without a key when the database answers', async () => {
-    const response = await send(service.url, 'GET', '/readyz');
+    const response = await send(app.service.url, 'GET', '/readyz');
     expect(response.status).to.equal(200);
     expect(response.body).to.deep.equal({ status: 'ready' });
   });
 
   it('GET /readyz is 503 while the database does not answer, and 200 again once it does; /healthz stays 200', async () => {
     proxy.cut();
-    const down = await readyzUnrecorded(service.url);
+    const down = await readyzUnrecorded(app.service.url);
     expect(down.status).to.equal(503);
     expect(down.body).to.deep.equal({ status: 'unavailable' });
     expect(down.headers['cache-control']).to.equal('no-store');
     expect(down.headers['x-request-id']).to.be.a('string').and.match(/\S/);
-    expect((await send(service.url, 'GET', '/healthz')).status).to.equal(200);
+    expect((await send(app.service.url, 'GET', '/healthz')).status).to.equal(200);
     proxy.restore();
-    expect((await send(service.url, 'GET', '/readyz')).status).to.equal(200);
+    expect((await send(app.service.url, 'GET', '/readyz')).status).to.equal(200);
   });
 });

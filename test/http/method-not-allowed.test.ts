@@ -2,11 +2,10 @@
 // for the API operations and for the plain routes (health, readiness, contract files), and the
 // operation does not run.
 import { expect } from 'chai';
-import { createCustomerFixture, type CustomerFixture } from '../support/database.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 import { customerFootprint } from '../support/footprint.ts';
 import { send } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 const OTHER_METHODS: [string, string[]][] = [
   ['/v1/evidence/reports', ['GET', 'PUT', 'PATCH', 'DELETE']],
@@ -18,29 +17,20 @@ const OTHER_METHODS: [string, string[]][] = [
 ];
 
 describe('known paths with another method (R9)', () => {
-  let service: TestService;
-  let customer: CustomerFixture;
-
-  before(async () => {
-    service = await startTestService();
-    customer = await createCustomerFixture();
-  });
-  after(async () => {
-    await service?.close();
-  });
+  const app = useService();
 
   for (const [path, methods] of OTHER_METHODS) {
     it(`${methods.join(', ')} on ${path} get 405 method_not_allowed, with and without a key (R9)`, async () => {
-      const footprint = await customerFootprint(customer.customerId);
+      const footprint = await customerFootprint(app.customer.customerId);
       // A valid create-report body, framed explicitly: node:http sends a GET or DELETE body
       // without content-length otherwise.
       const raw = JSON.stringify({ context: 'property_maintenance', evidence: { text: 'A door does not close.' } });
-      const headers = { 'x-api-key': customer.apiKey, 'content-type': 'application/json', 'content-length': String(raw.length) };
+      const headers = { 'x-api-key': app.customer.apiKey, 'content-type': 'application/json', 'content-length': String(raw.length) };
       for (const method of methods) {
-        expectApiError(await send(service.url, method, path), 'method_not_allowed');
-        expectApiError(await send(service.url, method, path, { headers, raw }), 'method_not_allowed');
+        expectApiError(await send(app.service.url, method, path), 'method_not_allowed');
+        expectApiError(await send(app.service.url, method, path, { headers, raw }), 'method_not_allowed');
       }
-      expect(await customerFootprint(customer.customerId)).to.deep.equal(footprint);
+      expect(await customerFootprint(app.customer.customerId)).to.deep.equal(footprint);
     });
   }
 });

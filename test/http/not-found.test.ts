@@ -1,10 +1,9 @@
 // Ruling R9: a path the service does not have is 404 not_found in the error envelope, with or
 // without a key, whatever the method.
 import { randomUUID } from 'node:crypto';
-import { createCustomerFixture, type CustomerFixture } from '../support/database.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 import { send } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 const UNKNOWN_PATHS = [
   '/',
@@ -24,25 +23,16 @@ const UNKNOWN_PATHS = [
 ];
 
 describe('unknown paths (R9)', () => {
-  let service: TestService;
-  let customer: CustomerFixture;
-
-  before(async () => {
-    service = await startTestService();
-    customer = await createCustomerFixture();
-  });
-  after(async () => {
-    await service?.close();
-  });
+  const app = useService();
 
   it('an unknown path gets 404 not_found in the envelope, without a key (R9)', async () => {
-    for (const path of UNKNOWN_PATHS) expectApiError(await send(service.url, 'GET', path), 'not_found');
+    for (const path of UNKNOWN_PATHS) expectApiError(await send(app.service.url, 'GET', path), 'not_found');
   });
 
   it('an unknown path gets 404 not_found with a valid key too, for every method (R9)', async () => {
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
       for (const path of ['/v1/reports', '/v1/evidence/report', '/admin']) {
-        expectApiError(await send(service.url, method, path, { headers: { 'x-api-key': customer.apiKey } }), 'not_found');
+        expectApiError(await send(app.service.url, method, path, { headers: { 'x-api-key': app.customer.apiKey } }), 'not_found');
       }
     }
   });

@@ -2,39 +2,29 @@
 // x-request-id that is unique per request and cache-control: no-store. A client's own
 // x-request-id is not echoed back.
 import { expect } from 'chai';
-import { createCustomerFixture, type CustomerFixture } from '../support/database.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 const CLIENT_ID = 'client-chosen-request-id';
 
 describe('x-request-id and cache-control on every response (R9)', () => {
-  let service: TestService;
-  let customer: CustomerFixture;
-
-  before(async () => {
-    service = await startTestService();
-    customer = await createCustomerFixture();
-  });
-  after(async () => {
-    await service?.close();
-  });
+  const app = useService();
 
   // One of each kind: 201, 200, 400, 401, 404, 405 and the plain routes.
   async function oneOfEach(extra: Record<string, string> = {}): Promise<TestResponse[]> {
-    const key = { 'x-api-key': customer.apiKey, ...extra };
+    const key = { 'x-api-key': app.customer.apiKey, ...extra };
     const body = { context: 'damage_report', evidence: { text: 'A cracked window pane in the lobby.' } };
     return [
-      await send(service.url, 'POST', '/v1/evidence/reports', { headers: key, body }),
-      await send(service.url, 'GET', '/v1/usage/current', { headers: key }),
-      await send(service.url, 'POST', '/v1/evidence/reports', { headers: key, body: { context: 'nope' } }),
-      await send(service.url, 'GET', '/v1/usage/current', { headers: extra }),
-      await send(service.url, 'GET', '/v1/nothing-here', { headers: extra }),
-      await send(service.url, 'DELETE', '/v1/usage/current', { headers: key }),
-      await send(service.url, 'GET', '/healthz', { headers: extra }),
-      await send(service.url, 'GET', '/readyz', { headers: extra }),
-      await send(service.url, 'GET', '/openapi.yaml', { headers: extra }),
-      await send(service.url, 'GET', '/openapi.json', { headers: extra }),
+      await send(app.service.url, 'POST', '/v1/evidence/reports', { headers: key, body }),
+      await send(app.service.url, 'GET', '/v1/usage/current', { headers: key }),
+      await send(app.service.url, 'POST', '/v1/evidence/reports', { headers: key, body: { context: 'nope' } }),
+      await send(app.service.url, 'GET', '/v1/usage/current', { headers: extra }),
+      await send(app.service.url, 'GET', '/v1/nothing-here', { headers: extra }),
+      await send(app.service.url, 'DELETE', '/v1/usage/current', { headers: key }),
+      await send(app.service.url, 'GET', '/healthz', { headers: extra }),
+      await send(app.service.url, 'GET', '/readyz', { headers: extra }),
+      await send(app.service.url, 'GET', '/openapi.yaml', { headers: extra }),
+      await send(app.service.url, 'GET', '/openapi.json', { headers: extra }),
     ];
   }
 

@@ -9,11 +9,11 @@
 import { expect } from 'chai';
 import type { ErrorCode } from '../../src/errors/catalogue.ts';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import { createCustomerFixture, testDatabaseUrl } from '../support/database.ts';
+import { testDatabaseUrl } from '../support/database.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { bodyNumber, caller, customerTotals, Ledger, serviceEnv, waitFor, type Caller } from '../reports/support.ts';
+import { bodyNumber, customerTotals, waitFor, type Caller } from '../reports/support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const CONNECT_MS = 800;
@@ -53,42 +53,38 @@ const STEPS: StepCase[] = [
 
 describe('a database partition at each step is bounded and recovered from (R33, R14, R15)', function () {
   this.timeout(120_000);
-  const ledger = new Ledger();
   let proxy: TcpProxy;
-  let service: TestService;
-  let client: Caller;
   let n = 0;
 
   before(async () => {
     const target = new URL(testDatabaseUrl());
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    service = await startTestService(
-      await serviceEnv({
-        DATABASE_URL: viaProxy(testDatabaseUrl(), proxy),
-        DB_CONNECT_TIMEOUT_MS: String(CONNECT_MS),
-        DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
-      }),
-      { generator: new FakeReportGenerator() },
-    );
-    client = caller(service.url, await createCustomerFixture(), ledger);
-    expect((await client.create(bodyNumber(n++))).status).to.equal(201);
+  });
+  const app = useService(
+    () => ({
+      DATABASE_URL: viaProxy(testDatabaseUrl(), proxy),
+      DB_CONNECT_TIMEOUT_MS: String(CONNECT_MS),
+      DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
+    }),
+    { generator: new FakeReportGenerator() },
+  );
+  before(async () => {
+    expect((await app.client.create(bodyNumber(n++))).status).to.equal(201);
   });
   afterEach(() => proxy.restore());
   after(async () => {
-    await service?.close();
     await proxy?.close();
-    await ledger.verify();
   });
 
   for (const { step, markers, code, send: sendRequest } of STEPS) {
     it(`${step}: 503 ${code} within connect + statement + 1 s; healthz 200, readyz 503 within 2 s; then 201 within 15 s`, async () => {
       const partitioned = proxy.blackholeWhen(...markers);
-      const pending = timed(sendRequest(client, n++));
+      const pending = timed(sendRequest(app.client, n++));
       await Promise.race([partitioned, pending.then(() => expect.fail(`the request never sent ${markers.join(' or ')}`))]);
 
-      const health = await timed(send(service.url, 'GET', '/healthz'));
+      const health = await timed(send(app.service.url, 'GET', '/healthz'));
       expect(health.value.status, 'healthz during the partition').to.equal(200);
-      const ready = await timed(send(service.url, 'GET', '/readyz'));
+      const ready = await timed(send(app.service.url, 'GET', '/readyz'));
       expect(ready.value.status, 'readyz during the partition').to.equal(503);
       expect(ready.ms, 'readyz answers within 2 s').to.be.below(2_000);
 
@@ -100,27 +96,27 @@ describe('a database partition at each step is bounded and recovered from (R33, 
       const recovered = performance.now();
       let last: TestResponse | undefined;
       await waitFor(async () => {
-        last = await client.create(bodyNumber(n++));
+        last = await app.client.create(bodyNumber(n++));
         return last.status === 201;
       }, RECOVERY_MS);
       expect(performance.now() - recovered, `recovered within 15 s (last: ${last?.status})`).to.be.below(RECOVERY_MS);
-      expect((await send(service.url, 'GET', '/readyz')).status).to.equal(200);
+      expect((await send(app.service.url, 'GET', '/readyz')).status).to.equal(200);
       // R14: a claim whose release failed during the partition is released once the database is back.
-      await waitFor(async () => (await customerTotals(client.customerId)).claims === 0, RECOVERY_MS);
+      await waitFor(async () => (await customerTotals(app.client.customerId)).claims === 0, RECOVERY_MS);
     });
   }
 
   it('more requests than the pool caught by one partition all get 503 within the bound, and the pool recovers (R33)', async () => {
-    const requests = service.config.dbPoolSize + 4;
+    const requests = app.service.config.dbPoolSize + 4;
     proxy.blackhole();
-    const answers = await Promise.all(Array.from({ length: requests }, () => timed(withKey(client, n++))));
+    const answers = await Promise.all(Array.from({ length: requests }, () => timed(withKey(app.client, n++))));
     for (const { value, ms } of answers) {
       expect(value.status, value.text).to.equal(503);
       expect(ms).to.be.below(BOUND_MS);
     }
     proxy.restore();
-    await waitFor(async () => (await client.create(bodyNumber(n++))).status === 201, RECOVERY_MS);
-    const again = await Promise.all(Array.from({ length: requests }, () => client.create(bodyNumber(n++))));
+    await waitFor(async () => (await app.client.create(bodyNumber(n++))).status === 201, RECOVERY_MS);
+    const again = await Promise.all(Array.from({ length: requests }, () => app.client.create(bodyNumber(n++))));
     expect(again.map((r) => r.status)).to.deep.equal(again.map(() => 201));
   });
 });

@@ -4,29 +4,20 @@
 // units always equal reports equal 201s; many distinct keys give exactly one unit each.
 import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import { createCustomerFixture } from '../support/database.ts';
 import type { TestResponse } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, type CreatedReport } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, customerTotals, isReplay, type CreatedReport } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 describe('POST /v1/evidence/reports under concurrency (spec 4.1, section 8, R12 to R15, R17)', function () {
   this.timeout(60_000);
-  const ledger = new Ledger();
   // A short generation widens the window in which requests overlap.
   const generator = new FakeReportGenerator({ delayMs: 50 });
-  let service: TestService;
 
-  before(async () => {
-    service = await startTestService(await serviceEnv({ RATE_LIMIT_REQUESTS: '10000' }), { generator });
-  });
-  after(async () => {
-    await service?.close();
-    await ledger.verify();
-  });
+  const app = useService({ RATE_LIMIT_REQUESTS: '10000' }, { generator });
 
   it('50 concurrent requests on 10 keys (5 each, same body per key): exactly 10 reports and 10 units; the rest replay or 409 in_progress', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     const keys = Array.from({ length: 10 }, (_, k) => `shared-${k}`);
     const sent = keys.flatMap((key, k) => Array.from({ length: 5 }, () => ({ key, body: bodyNumber(k) })));
     const answers = await Promise.all(
@@ -48,7 +39,7 @@ describe('POST /v1/evidence/reports under concurrency (spec 4.1, section 8, R12 
   });
 
   it('10 concurrent requests for the last unit (limit 3, used 2): at least one 201, each 201 or 429 quota_exceeded, units == reports == 201s (spec section 8)', async () => {
-    const client = caller(service.url, await createCustomerFixture({ monthlyLimit: 3 }), ledger);
+    const client = await app.newCaller({ monthlyLimit: 3 });
     for (const n of [1, 2]) expect((await client.create(bodyNumber(n))).status).to.equal(201);
     const answers: TestResponse[] = await Promise.all(Array.from({ length: 10 }, (_, i) => client.create(bodyNumber(10 + i))));
     const created = answers.filter((res) => res.status === 201).length;
@@ -60,7 +51,7 @@ describe('POST /v1/evidence/reports under concurrency (spec 4.1, section 8, R12 
   });
 
   it('200 concurrent requests on distinct keys: exactly 200 x 201, 200 reports and 200 units', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) => client.create<CreatedReport>(bodyNumber(i), { headers: { 'idempotency-key': `distinct-${i}` } })),
     );

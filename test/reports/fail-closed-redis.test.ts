@@ -4,50 +4,42 @@
 // when the proxy passes again the service recovers without a restart.
 import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import { createCustomerFixture } from '../support/database.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, Ledger, serviceEnv, type Caller } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, customerTotals } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 describe('fail closed: the Redis rate-limit store behind a TCP proxy that is cut (R20)', () => {
-  const ledger = new Ledger();
   const generator = new FakeReportGenerator();
   let proxy: TcpProxy;
-  let service: TestService;
-  let client: Caller;
 
   before(async () => {
     proxy = await startTcpProxy('127.0.0.1', 6379);
-    const env = { RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_REQUESTS: '100' };
-    service = await startTestService(await serviceEnv(env), { generator });
-    client = caller(service.url, await createCustomerFixture(), ledger);
   });
+  const app = useService(() => ({ RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_REQUESTS: '100' }), { generator });
   after(async () => {
-    await service?.close();
     await proxy?.close();
-    await ledger.verify();
   });
 
   it('cut: 503 rate_limit_unavailable, no generation, nothing stored; GET usage still 200; restored: 201', async () => {
-    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    expect((await app.client.create(bodyNumber(1))).status).to.equal(201);
     proxy.cut();
     const calls = generator.callCount;
     for (let i = 0; i < 3; i++) {
-      expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } }), 'rate_limit_unavailable');
+      expectApiError(await app.client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } }), 'rate_limit_unavailable');
     }
     expect(generator.callCount).to.equal(calls);
-    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
-    expect((await client.usage()).status, 'reading usage needs no rate-limit store').to.equal(200);
+    expect(await customerTotals(app.client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+    expect((await app.client.usage()).status, 'reading usage needs no rate-limit store').to.equal(200);
 
     proxy.restore();
     // The client reconnects on its own schedule: until then each answer is still the 503.
     const deadline = Date.now() + 15_000;
-    let res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } });
+    let res = await app.client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } });
     while (res.status !== 201 && Date.now() < deadline) {
       expectApiError(res, 'rate_limit_unavailable');
       await new Promise((resolve) => setTimeout(resolve, 100));
-      res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } });
+      res = await app.client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-cut' } });
     }
     expect(res.status, 'recovered once Redis is reachable again').to.equal(201);
   });
@@ -55,47 +47,43 @@ describe('fail closed: the Redis rate-limit store behind a TCP proxy that is cut
 
 describe('a partition between the service and the Redis rate-limit store is bounded and recovered from (R33)', function () {
   this.timeout(60_000);
-  const ledger = new Ledger();
   let proxy: TcpProxy;
-  let service: TestService;
-  let client: Caller;
   const CONNECT_MS = 800;
   const STATEMENT_MS = 1_200;
 
   before(async () => {
     proxy = await startTcpProxy('127.0.0.1', 6379);
-    const env = {
+  });
+  const app = useService(
+    () => ({
       RATE_LIMIT_STORE: 'redis',
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
       RATE_LIMIT_REQUESTS: '1000',
       DB_CONNECT_TIMEOUT_MS: String(CONNECT_MS),
       DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
-    };
-    service = await startTestService(await serviceEnv(env), { generator: new FakeReportGenerator() });
-    client = caller(service.url, await createCustomerFixture(), ledger);
-  });
+    }),
+    { generator: new FakeReportGenerator() },
+  );
   after(async () => {
-    await service?.close();
     await proxy?.close();
-    await ledger.verify();
   });
 
   it('blackholed: 503 rate_limit_unavailable within connect + statement + 1 s, nothing stored; passing again: 201 within 15 s', async () => {
-    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    expect((await app.client.create(bodyNumber(1))).status).to.equal(201);
     proxy.blackhole();
     for (let i = 0; i < 3; i++) {
       const started = performance.now();
-      expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } }), 'rate_limit_unavailable');
+      expectApiError(await app.client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } }), 'rate_limit_unavailable');
       expect(performance.now() - started).to.be.below(CONNECT_MS + STATEMENT_MS + 1_000);
     }
-    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+    expect(await customerTotals(app.client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
     proxy.restore();
     const restored = performance.now();
-    let res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } });
+    let res = await app.client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } });
     while (res.status !== 201 && performance.now() - restored < 15_000) {
       expectApiError(res, 'rate_limit_unavailable');
       await new Promise((resolve) => setTimeout(resolve, 100));
-      res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } });
+      res = await app.client.create(bodyNumber(2), { headers: { 'idempotency-key': 'redis-partition' } });
     }
     expect(res.status, 'recovered within 15 s once Redis answers again').to.equal(201);
   });

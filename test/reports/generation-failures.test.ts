@@ -5,9 +5,9 @@
 import { expect } from 'chai';
 import { FakeReportGenerator, SAMPLE_REPORT } from '../../src/generation/fake-report-generator.ts';
 import type { ReportGenerator } from '../../src/generation/report-generator.ts';
-import { createCustomerFixture, testEm } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, SwappableGenerator, type Caller, type CreatedReport } from './support.ts';
+import { testEm } from '../support/database.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, customerTotals, isReplay, SwappableGenerator, type CreatedReport } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const { confidence: _omitted, ...withoutConfidence } = SAMPLE_REPORT;
@@ -25,31 +25,21 @@ const INVALID_CANDIDATES: [string, unknown][] = [
 ];
 
 describe('POST /v1/evidence/reports: generation failures and invalid output (R24)', () => {
-  const ledger = new Ledger();
   const generator = new SwappableGenerator(new FakeReportGenerator());
-  let service: TestService;
-  let client: Caller;
   let key = 0;
 
-  before(async () => {
-    service = await startTestService(await serviceEnv(), { generator });
-    client = caller(service.url, await createCustomerFixture(), ledger);
-  });
-  after(async () => {
-    await service?.close();
-    await ledger.verify();
-  });
+  const app = useService({}, { generator });
 
   /** The fault gives its code; then, with a healthy generator, the same key makes one report. */
   async function failsThenRecovers(fault: FakeReportGenerator, code: Parameters<typeof expectApiError>[1]): Promise<string> {
     const idempotencyKey = `gen-${++key}`;
     generator.current = fault;
-    const res = await client.create(bodyNumber(key), { headers: { 'idempotency-key': idempotencyKey } });
+    const res = await app.client.create(bodyNumber(key), { headers: { 'idempotency-key': idempotencyKey } });
     expectApiError(res, code);
     expect(fault.callCount).to.equal(1);
-    expect((await customerTotals(client.customerId)).claims).to.equal(0);
+    expect((await customerTotals(app.client.customerId)).claims).to.equal(0);
     generator.current = new FakeReportGenerator();
-    expect((await client.create(bodyNumber(key), { headers: { 'idempotency-key': idempotencyKey } })).status).to.equal(201);
+    expect((await app.client.create(bodyNumber(key), { headers: { 'idempotency-key': idempotencyKey } })).status).to.equal(201);
     return res.text;
   }
 
@@ -79,23 +69,23 @@ describe('POST /v1/evidence/reports: generation failures and invalid output (R24
       },
     };
     generator.current = broken;
-    const res = await client.create(bodyNumber(200), { headers: { 'idempotency-key': 'unexpected' } });
+    const res = await app.client.create(bodyNumber(200), { headers: { 'idempotency-key': 'unexpected' } });
     expectApiError(res, 'internal_error');
     expect(res.text).not.to.match(/candidates|adapter\.ts|TypeError/);
-    expect((await customerTotals(client.customerId)).claims).to.equal(0);
+    expect((await customerTotals(app.client.customerId)).claims).to.equal(0);
     generator.current = new FakeReportGenerator();
-    expect((await client.create(bodyNumber(200), { headers: { 'idempotency-key': 'unexpected' } })).status).to.equal(201);
+    expect((await app.client.create(bodyNumber(200), { headers: { 'idempotency-key': 'unexpected' } })).status).to.equal(201);
   });
 
   it('extra fields of a candidate are dropped: neither the 201 nor its replay nor the stored result has them (R24)', async () => {
     generator.current = new FakeReportGenerator({ candidate: { ...SAMPLE_REPORT, internalScore: 17, prompt: 'secret prompt' } });
-    const res = await client.create<CreatedReport>(bodyNumber(100), { headers: { 'idempotency-key': 'extras' } });
+    const res = await app.client.create<CreatedReport>(bodyNumber(100), { headers: { 'idempotency-key': 'extras' } });
     expect(res.status).to.equal(201);
     expect(res.body.result).to.deep.equal({ ...SAMPLE_REPORT });
     expect(Object.keys(res.body).sort()).to.deep.equal(['id', 'result', 'status', 'usage']);
     expect(res.body).to.include({ status: 'completed' });
     expect(res.body.usage).to.deep.equal({ operation: 'evidence_report', units: 1 });
-    const replay = await client.create<CreatedReport>(bodyNumber(100), { headers: { 'idempotency-key': 'extras' } });
+    const replay = await app.client.create<CreatedReport>(bodyNumber(100), { headers: { 'idempotency-key': 'extras' } });
     expect(isReplay(replay)).to.equal(true);
     expect(replay.body).to.deep.equal(res.body);
     const [row] = await (await testEm()).execute<{ result: Record<string, unknown> }[]>('select result from evidence_report where id = ?', [res.body.id]);

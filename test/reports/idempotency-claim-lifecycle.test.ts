@@ -8,19 +8,9 @@ import { CREATE_REPORT_METHOD, CREATE_REPORT_PATH } from '../../src/reports/stag
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { requestFingerprint } from '../../src/idempotency/fingerprint.ts';
 import { FixedClock } from '../../src/shared/clock.ts';
-import { createCustomerFixture, testEm } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import {
-  bodyNumber,
-  caller,
-  customerTotals,
-  isReplay,
-  Ledger,
-  serviceEnv,
-  SwappableGenerator,
-  waitFor,
-  type CreatedReport,
-} from './support.ts';
+import { testEm } from '../support/database.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, customerTotals, isReplay, SwappableGenerator, waitFor, type CreatedReport } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const T0 = '2026-06-15T12:00:00.000Z';
@@ -35,27 +25,21 @@ async function insertClaim(customerId: string, key: string, body: unknown, lease
 }
 
 describe('POST /v1/evidence/reports: release, lease takeover and retention of idempotency keys (R14)', () => {
-  const ledger = new Ledger();
   const clock = new FixedClock(T0);
   const generator = new SwappableGenerator(new FakeReportGenerator());
-  let service: TestService;
   let leaseMs: number;
 
+  const app = useService({}, { clock, generator });
   before(async () => {
-    service = await startTestService(await serviceEnv(), { clock, generator });
-    leaseMs = idempotencyLeaseMs(service.config);
+    leaseMs = idempotencyLeaseMs(app.service.config);
   });
   beforeEach(() => {
     clock.set(T0);
     generator.current = new FakeReportGenerator();
   });
-  after(async () => {
-    await service?.close();
-    await ledger.verify();
-  });
 
   it('a request that fails after claiming its key releases it: the retry with the same key succeeds (R14)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     generator.current = new FakeReportGenerator({ error: { kind: 'unavailable' } });
     expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'retry-me' } }), 'report_generation_unavailable');
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 0, units: 0, claims: 0 });
@@ -66,7 +50,7 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
   });
 
   it('a completed key replays until the retention ends and makes a NEW report after it (R14: 24 h)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     const first = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'day' } });
     clock.set(new Date(Date.parse(T0) + 24 * HOUR - 1));
     const replay = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'day' } });
@@ -80,7 +64,7 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
   });
 
   it('after the retention the key is free for another request too: no conflict (R14)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'reuse' } });
     expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'reuse' } }), 'idempotency_conflict');
     clock.advance(24 * HOUR + 1);
@@ -88,7 +72,7 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
   });
 
   it('an in-progress claim whose lease has passed (a crashed process) is taken over: the request succeeds (R14)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     await insertClaim(client.customerId, 'crashed', bodyNumber(1), new Date(Date.parse(T0) - 1).toISOString());
     const res = await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'crashed' } });
     expect(res.status).to.equal(201);
@@ -97,13 +81,13 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
   });
 
   it('an expired claim of another request is taken over too: it is no conflict (R14)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     await insertClaim(client.customerId, 'crashed-other', bodyNumber(9), new Date(Date.parse(T0) - 1).toISOString());
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'crashed-other' } })).status).to.equal(201);
   });
 
   it('a live claim of another instance is 409 idempotency_in_progress, of another request 409 idempotency_conflict (R14, R30)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     await insertClaim(client.customerId, 'live', bodyNumber(1), new Date(Date.parse(T0) + 1000).toISOString());
     expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'live' } }), 'idempotency_in_progress');
     expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'live' } }), 'idempotency_conflict');
@@ -112,7 +96,7 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
   });
 
   it('a request that lost its claim to a takeover stores nothing; the one that took over makes the one report (R14, R15)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     const slow = new FakeReportGenerator({ delayMs: 800 });
     generator.current = slow;
     const original = client.create(bodyNumber(1), { headers: { 'idempotency-key': 'fenced' } });

@@ -3,27 +3,18 @@
 // while the original still runs is idempotency_in_progress. Neither generates or stores anything.
 import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import { createCustomerFixture } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, waitFor, type CreatedReport } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, customerTotals, isReplay, waitFor, type CreatedReport } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 describe('POST /v1/evidence/reports: idempotency_conflict and idempotency_in_progress (spec 4.1, R12, R30)', () => {
-  const ledger = new Ledger();
   // Slow enough that a second request arrives while the first is generating.
   const generator = new FakeReportGenerator({ delayMs: 600 });
-  let service: TestService;
 
-  before(async () => {
-    service = await startTestService(await serviceEnv(), { generator });
-  });
-  after(async () => {
-    await service?.close();
-    await ledger.verify();
-  });
+  const app = useService({}, { generator });
 
   it('a completed key reused with a different body is 409 idempotency_conflict (spec 4.1 rule 2)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'k' } })).status).to.equal(201);
     const calls = generator.callCount;
     expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k' } }), 'idempotency_conflict');
@@ -34,7 +25,7 @@ describe('POST /v1/evidence/reports: idempotency_conflict and idempotency_in_pro
   });
 
   it('the same body while the original is still processing is 409 idempotency_in_progress; afterwards it replays (spec 4.1 rule 3)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     const calls = generator.callCount;
     const original = client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'slow' } });
     await waitFor(() => generator.callCount > calls);
@@ -48,7 +39,7 @@ describe('POST /v1/evidence/reports: idempotency_conflict and idempotency_in_pro
   });
 
   it('a different body while the original is still processing is 409 idempotency_conflict, not in_progress (R30)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     const calls = generator.callCount;
     const original = client.create(bodyNumber(1), { headers: { 'idempotency-key': 'slow-other' } });
     await waitFor(() => generator.callCount > calls);

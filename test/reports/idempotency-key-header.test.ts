@@ -2,25 +2,14 @@
 // 255 characters; blank, longer or repeated is a 400 at step 2, before anything is claimed.
 import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import { createCustomerFixture } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, type Caller, type CreatedReport } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, customerTotals, isReplay, type CreatedReport } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 describe('POST /v1/evidence/reports: the Idempotency-Key header (spec 4.1, R11)', () => {
-  const ledger = new Ledger();
   const generator = new FakeReportGenerator();
-  let service: TestService;
-  let client: Caller;
 
-  before(async () => {
-    service = await startTestService(await serviceEnv(), { generator });
-    client = caller(service.url, await createCustomerFixture(), ledger);
-  });
-  after(async () => {
-    await service?.close();
-    await ledger.verify();
-  });
+  const app = useService({}, { generator });
 
   const invalid: [string, string | string[]][] = [
     ['an empty key', ''],
@@ -33,32 +22,32 @@ describe('POST /v1/evidence/reports: the Idempotency-Key header (spec 4.1, R11)'
   ];
   for (const [name, value] of invalid) {
     it(`${name} is 400 invalid_idempotency_key (R11)`, async () => {
-      const res = await client.create(bodyNumber(1), { headers: { 'idempotency-key': value } });
+      const res = await app.client.create(bodyNumber(1), { headers: { 'idempotency-key': value } });
       expectApiError(res, 'invalid_idempotency_key');
     });
   }
 
   it('a key of 255 characters is accepted (R11)', async () => {
-    const res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k'.repeat(255) } });
+    const res = await app.client.create(bodyNumber(2), { headers: { 'idempotency-key': 'k'.repeat(255) } });
     expect(res.status).to.equal(201);
   });
 
   it('a key of 255 characters inside spaces is accepted and is the same key once trimmed (R11)', async () => {
-    const first = await client.create<CreatedReport>(bodyNumber(3), { headers: { 'idempotency-key': `  ${'t'.repeat(255)}  ` } });
+    const first = await app.client.create<CreatedReport>(bodyNumber(3), { headers: { 'idempotency-key': `  ${'t'.repeat(255)}  ` } });
     expect(first.status).to.equal(201);
-    const again = await client.create<CreatedReport>(bodyNumber(3), { headers: { 'idempotency-key': 't'.repeat(255) } });
+    const again = await app.client.create<CreatedReport>(bodyNumber(3), { headers: { 'idempotency-key': 't'.repeat(255) } });
     expect(again.status).to.equal(201);
     expect(isReplay(again)).to.equal(true);
     expect(again.body.id).to.equal(first.body.id);
   });
 
   it('a one-character key is accepted (R11)', async () => {
-    const res = await client.create(bodyNumber(4), { headers: { 'idempotency-key': 'x' } });
+    const res = await app.client.create(bodyNumber(4), { headers: { 'idempotency-key': 'x' } });
     expect(res.status).to.equal(201);
   });
 
   it('an invalid key claims nothing and generates nothing (step 2 comes before step 5)', async () => {
     expect(generator.callCount).to.equal(3);
-    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 3, units: 3, claims: 0 });
+    expect(await customerTotals(app.client.customerId)).to.deep.equal({ reports: 3, units: 3, claims: 0 });
   });
 });

@@ -8,8 +8,8 @@ import { setEntitlement } from '../../src/admin/entitlements.ts';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, isReplay, Ledger, serviceEnv, type CreatedReport } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, caller, customerTotals, isReplay, type CreatedReport } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const BODY = {
@@ -23,24 +23,13 @@ const SAME_BODY_REORDERED = `{ "evidence" : { "images": [ {"url":"https://img.ex
   "language":"en",   "context":"damage_report" }`;
 
 describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', () => {
-  const ledger = new Ledger();
   const generator = new FakeReportGenerator();
   const imageFetcher = new FakeImageFetcher();
-  let service: TestService;
-  let limited: TestService;
-
-  before(async () => {
-    service = await startTestService(await serviceEnv(), { generator, imageFetcher });
-    limited = await startTestService(await serviceEnv({ RATE_LIMIT_REQUESTS: '2' }), { generator, imageFetcher });
-  });
-  after(async () => {
-    await service?.close();
-    await limited?.close();
-    await ledger.verify();
-  });
+  const app = useService({}, { generator, imageFetcher });
+  const limited = useService({ RATE_LIMIT_REQUESTS: '2' }, { generator, imageFetcher });
 
   it('the same body with keys reordered and other whitespace is replayed: 201, same body, idempotent-replayed: true (R12, R13)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     const first = await client.create<CreatedReport>(BODY, { headers: { 'idempotency-key': 'replay-1' } });
     expect(first.status).to.equal(201);
     expect(first.headers).not.to.have.property('idempotent-replayed');
@@ -58,7 +47,7 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
   });
 
   it('a replay is not blocked by an exhausted quota: it requests no unit (R13)', async () => {
-    const client = caller(service.url, await createCustomerFixture({ monthlyLimit: 1 }), ledger);
+    const client = await app.newCaller({ monthlyLimit: 1 });
     const first = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'last-unit' } });
     expect(first.status).to.equal(201);
     expectApiError(await client.create(bodyNumber(2)), 'quota_exceeded');
@@ -69,7 +58,7 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
   });
 
   it('a replay is still rate limited: it passes step 3 (R13, R20)', async () => {
-    const client = caller(limited.url, await createCustomerFixture(), ledger);
+    const client = await limited.newCaller();
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'rl' } })).status).to.equal(201);
     expect(isReplay(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'rl' } }))).to.equal(true);
     expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'rl' } }), 'rate_limit_exceeded');
@@ -77,7 +66,7 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
 
   it('a replay is still entitlement-checked: it passes step 4 (R13, R21)', async () => {
     const customer = await createCustomerFixture();
-    const client = caller(service.url, customer, ledger);
+    const client = caller(app.service.url, customer, app.ledger);
     expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'ent' } })).status).to.equal(201);
     await setEntitlement(await testEm(), { customerId: customer.customerId, entitled: false });
     expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'ent' } }), 'product_not_entitled');
@@ -86,8 +75,8 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
   it('two API keys of one customer share the scope: the second key replays the first key\'s report (R12)', async () => {
     const customer = await createCustomerFixture();
     const { apiKey } = await createKey(await testEm(), { customerId: customer.customerId });
-    const first = await caller(service.url, customer, ledger).create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'shared' } });
-    const second = await caller(service.url, { customerId: customer.customerId, apiKey }, ledger).create<CreatedReport>(bodyNumber(1), {
+    const first = await caller(app.service.url, customer, app.ledger).create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'shared' } });
+    const second = await caller(app.service.url, { customerId: customer.customerId, apiKey }, app.ledger).create<CreatedReport>(bodyNumber(1), {
       headers: { 'idempotency-key': 'shared' },
     });
     expect(isReplay(second)).to.equal(true);
@@ -95,8 +84,8 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
   });
 
   it('another customer with the same key and body gets a report of its own (R12: the scope includes the customer)', async () => {
-    const a = caller(service.url, await createCustomerFixture(), ledger);
-    const b = caller(service.url, await createCustomerFixture(), ledger);
+    const a = await app.newCaller();
+    const b = await app.newCaller();
     const fromA = await a.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'same-key' } });
     const fromB = await b.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'same-key' } });
     expect([fromA.status, fromB.status]).to.deep.equal([201, 201]);
@@ -105,7 +94,7 @@ describe('POST /v1/evidence/reports: idempotent replay (spec 4.1, R12, R13)', ()
   });
 
   it('without the header the same body makes a new report each time (spec 4.1 rule 5)', async () => {
-    const client = caller(service.url, await createCustomerFixture(), ledger);
+    const client = await app.newCaller();
     const first = await client.create<CreatedReport>(bodyNumber(1));
     const second = await client.create<CreatedReport>(bodyNumber(1));
     expect(second.body.id).not.to.equal(first.body.id);

@@ -4,9 +4,8 @@
 import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
-import { createCustomerFixture } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, Ledger, serviceEnv, type Caller } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { customerTotals } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const MALFORMED: [string, Buffer | string][] = [
@@ -22,37 +21,27 @@ const MALFORMED: [string, Buffer | string][] = [
 ];
 
 describe('POST /v1/evidence/reports: 400 invalid_json (spec section 7, R29)', () => {
-  const ledger = new Ledger();
   const generator = new FakeReportGenerator();
   const imageFetcher = new FakeImageFetcher();
-  let service: TestService;
-  let client: Caller;
 
-  before(async () => {
-    service = await startTestService(await serviceEnv(), { generator, imageFetcher });
-    client = caller(service.url, await createCustomerFixture(), ledger);
-  });
-  after(async () => {
-    await service?.close();
-    await ledger.verify();
-  });
+  const app = useService({}, { generator, imageFetcher });
 
   for (const [name, raw] of MALFORMED) {
     it(`${name} is 400 invalid_json with the fixed message`, async () => {
-      const res = await client.create(undefined, { raw, headers: { 'content-type': 'application/json', 'idempotency-key': `json-${name}` } });
+      const res = await app.client.create(undefined, { raw, headers: { 'content-type': 'application/json', 'idempotency-key': `json-${name}` } });
       expectApiError(res, 'invalid_json');
     });
   }
 
   it('well-formed UTF-8 beyond ASCII is JSON, not invalid_json (control: the check is about bytes, not characters)', async () => {
     const raw = Buffer.from(JSON.stringify({ context: 'damage_report', evidence: { text: 'Riss in der Wand, Schäden über 2 m — 🚧' } }), 'utf8');
-    const res = await client.create(undefined, { raw, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const res = await app.client.create(undefined, { raw, headers: { 'content-type': 'application/json; charset=utf-8' } });
     expect(res.status).to.equal(201);
   });
 
   it('no malformed request reaches the generator or leaves a report, unit or claim', async () => {
     expect(generator.callCount).to.equal(1);
     expect(imageFetcher.calls).to.deep.equal([]);
-    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+    expect(await customerTotals(app.client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
   });
 });

@@ -4,9 +4,8 @@
 import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
-import { createCustomerFixture } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { caller, customerTotals, Ledger, type Caller } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { customerTotals } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const text = { text: 'Water is dripping under the sink.' };
@@ -34,24 +33,14 @@ const CASES: { rule: string; body: unknown; details: { pointer: string; rule: st
 ];
 
 describe('POST /v1/evidence/reports: 400 invalid_request_payload (spec 2.1, R6, R8, R28)', () => {
-  const ledger = new Ledger();
   const generator = new FakeReportGenerator();
   const imageFetcher = new FakeImageFetcher();
-  let service: TestService;
-  let client: Caller;
 
-  before(async () => {
-    service = await startTestService({}, { generator, imageFetcher });
-    client = caller(service.url, await createCustomerFixture(), ledger);
-  });
-  after(async () => {
-    await service?.close();
-    await ledger.verify();
-  });
+  const app = useService({}, { generator, imageFetcher });
 
   for (const { rule, body, details } of CASES) {
     it(`${rule} is 400 invalid_request_payload with details ${JSON.stringify(details)} (R8)`, async () => {
-      const res = await client.create(body, { headers: { 'idempotency-key': `payload-${rule}` } });
+      const res = await app.client.create(body, { headers: { 'idempotency-key': `payload-${rule}` } });
       expectApiError(res, 'invalid_request_payload', details);
     });
   }
@@ -63,13 +52,13 @@ describe('POST /v1/evidence/reports: 400 invalid_request_payload (spec 2.1, R6, 
     ['a JSON number body', '42', { pointer: '', rule: 'type' }],
   ] as const) {
     it(`${name} is 400 invalid_request_payload with pointer "" and rule "type" (R8)`, async () => {
-      const res = await client.create(undefined, { raw, headers: { 'content-type': 'application/json' } });
+      const res = await app.client.create(undefined, { raw, headers: { 'content-type': 'application/json' } });
       expectApiError(res, 'invalid_request_payload', details);
     });
   }
 
   it('text with images: [] is a valid text report (R28)', async () => {
-    const res = await client.create({ context: 'property_maintenance', evidence: { ...text, images: [] } });
+    const res = await app.client.create({ context: 'property_maintenance', evidence: { ...text, images: [] } });
     expect(res.status).to.equal(201);
   });
 
@@ -77,7 +66,7 @@ describe('POST /v1/evidence/reports: 400 invalid_request_payload (spec 2.1, R6, 
     // One 201 above (R28): exactly one generator call, no fetch, and nothing else stored.
     expect(generator.callCount).to.equal(1);
     expect(imageFetcher.calls).to.deep.equal([]);
-    const totals = await customerTotals(client.customerId);
+    const totals = await customerTotals(app.client.customerId);
     expect(totals).to.deep.equal({ reports: 1, units: 1, claims: 0 });
   });
 });

@@ -6,28 +6,20 @@ import { setEntitlement } from '../../src/admin/entitlements.ts';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { FakeImageFetcher } from '../../src/images/fake-image-fetcher.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, Ledger, serviceEnv } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, caller, customerTotals } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const withImage = { context: 'delivery_confirmation', evidence: { images: [{ url: 'https://img.example/parcel.png' }] } };
 
 describe('POST /v1/evidence/reports: 403 product_not_entitled (spec section 5, R19, R21)', () => {
-  const ledger = new Ledger();
   const generator = new FakeReportGenerator();
   const imageFetcher = new FakeImageFetcher();
-  let service: TestService;
 
-  before(async () => {
-    service = await startTestService(await serviceEnv(), { generator, imageFetcher });
-  });
-  after(async () => {
-    await service?.close();
-    await ledger.verify();
-  });
+  const app = useService({}, { generator, imageFetcher });
 
   it('a customer without an entitlement row is 403 product_not_entitled and nothing runs after step 4', async () => {
-    const client = caller(service.url, await createCustomerFixture({ noEntitlement: true }), ledger);
+    const client = await app.newCaller({ noEntitlement: true });
     const calls = generator.callCount;
     const res = await client.create(withImage, { headers: { 'idempotency-key': 'not-entitled' } });
     expectApiError(res, 'product_not_entitled');
@@ -39,7 +31,7 @@ describe('POST /v1/evidence/reports: 403 product_not_entitled (spec section 5, R
 
   it('a revoked entitlement takes effect on the next request, a granted one too (R21: no caching)', async () => {
     const customer = await createCustomerFixture();
-    const client = caller(service.url, customer, ledger);
+    const client = caller(app.service.url, customer, app.ledger);
     expect((await client.create(bodyNumber(1))).status).to.equal(201);
     await setEntitlement(await testEm(), { customerId: customer.customerId, entitled: false });
     expectApiError(await client.create(bodyNumber(2)), 'product_not_entitled');
@@ -48,7 +40,7 @@ describe('POST /v1/evidence/reports: 403 product_not_entitled (spec section 5, R
   });
 
   it('a customer not entitled can still read its usage (R18: reading usage does not need the entitlement)', async () => {
-    const client = caller(service.url, await createCustomerFixture({ noEntitlement: true }), ledger);
+    const client = await app.newCaller({ noEntitlement: true });
     expect((await client.usage()).status).to.equal(200);
   });
 });

@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { createKey } from '../../src/admin/keys.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bodyNumber, caller, customerTotals, Ledger, serviceEnv, type ErrorBody } from './support.ts';
+import { useService } from '../support/use-service.ts';
+import { bodyNumber, caller, customerTotals, type ErrorBody } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const LIMIT = 2;
@@ -20,21 +20,12 @@ const STORES = [
 
 for (const { store, env } of STORES) {
   describe(`POST /v1/evidence/reports: technical rate limit on the ${store} store (spec 2.5, R20)`, () => {
-    const ledger = new Ledger();
     const generator = new FakeReportGenerator();
-    let service: TestService;
-
-    before(async () => {
-      const limits = { RATE_LIMIT_REQUESTS: String(LIMIT), RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS), RATE_LIMIT_STORE: store };
-      service = await startTestService(await serviceEnv({ ...limits, ...env }), { generator });
-    });
-    after(async () => {
-      await service?.close();
-      await ledger.verify();
-    });
+    const limits = { RATE_LIMIT_REQUESTS: String(LIMIT), RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS), RATE_LIMIT_STORE: store };
+    const app = useService({ ...limits, ...env }, { generator });
 
     it('201s carry RateLimit-Policy and a RateLimit that counts down (R20)', async () => {
-      const client = caller(service.url, await createCustomerFixture(), ledger);
+      const client = await app.newCaller();
       const first = await client.create(bodyNumber(1));
       const second = await client.create(bodyNumber(2));
       expect([first.status, second.status]).to.deep.equal([201, 201]);
@@ -44,7 +35,7 @@ for (const { store, env } of STORES) {
     });
 
     it('the request over the limit is 429 rate_limit_exceeded with Retry-After = details.retryAfterSeconds (spec 2.5, 4.1)', async () => {
-      const client = caller(service.url, await createCustomerFixture(), ledger);
+      const client = await app.newCaller();
       for (const n of [1, 2]) expect((await client.create(bodyNumber(n))).status).to.equal(201);
       const calls = generator.callCount;
       const before = Date.now();
@@ -67,18 +58,18 @@ for (const { store, env } of STORES) {
     });
 
     it('the limit is per customer: another customer is not limited (R20)', async () => {
-      const limited = caller(service.url, await createCustomerFixture(), ledger);
+      const limited = await app.newCaller();
       for (const n of [1, 2]) await limited.create(bodyNumber(n));
       expectApiError(await limited.create(bodyNumber(3)), 'rate_limit_exceeded');
-      const other = caller(service.url, await createCustomerFixture(), ledger);
+      const other = await app.newCaller();
       expect((await other.create(bodyNumber(1))).status).to.equal(201);
     });
 
     it('two API keys of one customer share its limit (R20: per customer)', async () => {
       const customer = await createCustomerFixture();
       const { apiKey: secondKey } = await createKey(await testEm(), { customerId: customer.customerId });
-      const viaFirst = caller(service.url, customer, ledger);
-      const viaSecond = caller(service.url, { customerId: customer.customerId, apiKey: secondKey }, ledger);
+      const viaFirst = caller(app.service.url, customer, app.ledger);
+      const viaSecond = caller(app.service.url, { customerId: customer.customerId, apiKey: secondKey }, app.ledger);
       expect((await viaFirst.create(bodyNumber(1))).status).to.equal(201);
       expect((await viaSecond.create(bodyNumber(2))).status).to.equal(201);
       expectApiError(await viaFirst.create(bodyNumber(3)), 'rate_limit_exceeded');

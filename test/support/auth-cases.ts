@@ -13,7 +13,7 @@ import { createCustomerFixture, testDatabaseUrl, testEm, type CustomerFixture } 
 import { expectApiError } from './expect-api-error.ts';
 import { customerFootprint } from './footprint.ts';
 import { send, type TestResponse } from './http-client.ts';
-import { startTestService, type TestService } from './service.ts';
+import { useService } from './use-service.ts';
 import { startTcpProxy, viaProxy, type TcpProxy } from './tcp-proxy.ts';
 
 /** One operation of the contract that requires `x-api-key`, with a request that succeeds. */
@@ -33,18 +33,11 @@ export function unknownApiKey(): string {
 
 export function runAuthenticationCases(operation: ProtectedOperation): void {
   describe(`authentication of ${operation.operationId}: ${operation.method} ${operation.path} (spec section 5)`, () => {
-    let service: TestService;
     const generator = new FakeReportGenerator();
-
-    before(async () => {
-      service = await startTestService({}, { generator });
-    });
-    after(async () => {
-      await service?.close();
-    });
+    const app = useService({}, { generator });
 
     const call = (headers: Record<string, string | string[]>, path = operation.path) =>
-      send(service.url, operation.method, path, { headers, body: operation.body });
+      send(app.service.url, operation.method, path, { headers, body: operation.body });
 
     /** Runs `act`, expects the error, and proves the operation did not run for `customer`. */
     async function expectRejected(customer: CustomerFixture, code: ErrorCode, act: () => Promise<TestResponse>): Promise<void> {
@@ -141,7 +134,7 @@ export function runAuthenticationCases(operation: ProtectedOperation): void {
 
     // node:http frames a GET body only when content-length is given: always give it.
     const sendRaw = (raw: Buffer, headers: Record<string, string>) =>
-      send(service.url, operation.method, operation.path, {
+      send(app.service.url, operation.method, operation.path, {
         headers: { 'content-type': 'application/json', 'content-length': String(raw.length), ...headers },
         raw,
       });
@@ -159,23 +152,22 @@ export function runAuthenticationCases(operation: ProtectedOperation): void {
 
     describe('when the database does not answer', () => {
       let proxy: TcpProxy;
-      let cutService: TestService;
 
       before(async () => {
         const target = new URL(testDatabaseUrl());
         proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-        cutService = await startTestService({ DATABASE_URL: viaProxy(testDatabaseUrl(), proxy) }, { generator });
       });
+      // Declared before the service hook, so it runs first: the service closes through a passing proxy.
+      after(() => proxy?.restore());
+      const cut = useService(() => ({ DATABASE_URL: viaProxy(testDatabaseUrl(), proxy) }), { generator });
       after(async () => {
-        proxy?.restore();
-        await cutService?.close();
         await proxy?.close();
       });
 
       it('authentication fails closed with 503 api_key_authentication_unavailable, never 401 (spec 5.7)', async () => {
         const customer = await createCustomerFixture();
         const request = () =>
-          send(cutService.url, operation.method, operation.path, { headers: { 'x-api-key': customer.apiKey }, body: operation.body });
+          send(cut.service.url, operation.method, operation.path, { headers: { 'x-api-key': customer.apiKey }, body: operation.body });
         proxy.cut();
         try {
           await expectRejected(customer, 'api_key_authentication_unavailable', request);

@@ -8,19 +8,12 @@ import { subscribe, unsubscribe } from '../../src/admin/subscriptions.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 import { client } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 describe('GET /v1/usage/current: who may read it (R18)', () => {
-  let service: TestService;
+  const app = useService();
 
-  before(async () => {
-    service = await startTestService();
-  });
-  after(async () => {
-    await service?.close();
-  });
-
-  const usage = (apiKey: string) => client(service.url, apiKey).currentUsage();
+  const usage = (apiKey: string) => client(app.service.url, apiKey).currentUsage();
 
   it('a customer without an active subscription gets 403 current_usage_access_denied (R18)', async () => {
     const customer = await createCustomerFixture({ noPlan: true });

@@ -9,7 +9,7 @@ import { FixedClock } from '../../src/shared/clock.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { insertUsageRecord } from '../support/footprint.ts';
 import { client } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 type CurrentUsage = components['schemas']['CurrentUsage'];
 
@@ -18,18 +18,11 @@ const REPORT = { context: 'field_inspection', evidence: { text: 'Rust on the han
 
 describe('GET /v1/usage/current: used, limit and remaining (spec 2.7, R17, R18)', () => {
   const clock = new FixedClock(NOW);
-  let service: TestService;
-
-  before(async () => {
-    service = await startTestService({}, { clock });
-  });
+  const app = useService({}, { clock });
   beforeEach(() => clock.set(NOW));
-  after(async () => {
-    await service?.close();
-  });
 
   async function usageOf(apiKey: string): Promise<CurrentUsage> {
-    const response = await client(service.url, apiKey).currentUsage<CurrentUsage>();
+    const response = await client(app.service.url, apiKey).currentUsage<CurrentUsage>();
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     return response.body;
   }
@@ -44,14 +37,14 @@ describe('GET /v1/usage/current: used, limit and remaining (spec 2.7, R17, R18)'
 
   it('used counts the units of completed reports, one each (spec 1, R17)', async () => {
     const customer = await createCustomerFixture({ monthlyLimit: 10 });
-    const api = client(service.url, customer.apiKey);
+    const api = client(app.service.url, customer.apiKey);
     for (let i = 0; i < 3; i += 1) expect((await api.createReport(REPORT)).status).to.equal(201);
     expect((await usageOf(customer.apiKey)).usage).to.deep.equal([{ operation: 'evidence_report', used: 3, limit: 10, remaining: 7 }]);
   });
 
   it('used sums units of the current UTC month only, start inclusive, end exclusive (R17)', async () => {
     const customer = await createCustomerFixture({ monthlyLimit: 100 });
-    expect((await client(service.url, customer.apiKey).createReport(REPORT)).status).to.equal(201);
+    expect((await client(app.service.url, customer.apiKey).createReport(REPORT)).status).to.equal(201);
     await insertUsageRecord(customer.customerId, '2026-05-01T00:00:00.000Z', 2); // first instant of May
     await insertUsageRecord(customer.customerId, '2026-05-31T23:59:59.999Z', 4); // last instant of May
     await insertUsageRecord(customer.customerId, '2026-04-30T23:59:59.999Z', 8); // previous month

@@ -4,9 +4,9 @@
 import { expect } from 'chai';
 import type { components } from '../../generated/openapi.d.ts';
 import { FixedClock } from '../../src/shared/clock.ts';
-import { createCustomerFixture, type CustomerFixture } from '../support/database.ts';
+import { createCustomerFixture } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 type CurrentUsage = components['schemas']['CurrentUsage'];
 
@@ -28,20 +28,11 @@ const REPORT = { context: 'damage_report', evidence: { text: 'The garage door pa
 
 describe('GET /v1/usage/current: the UTC month period (spec 2.7, R17, R27)', () => {
   const clock = new FixedClock('2026-01-15T00:00:00.000Z');
-  let service: TestService;
-  let customer: CustomerFixture;
+  const app = useService({}, { clock });
 
-  before(async () => {
-    service = await startTestService({}, { clock });
-    customer = await createCustomerFixture();
-  });
-  after(async () => {
-    await service?.close();
-  });
-
-  async function usageAt(now: string, who = customer): Promise<CurrentUsage> {
+  async function usageAt(now: string, who = app.customer): Promise<CurrentUsage> {
     clock.set(now);
-    const response = await client(service.url, who.apiKey).currentUsage<CurrentUsage>();
+    const response = await client(app.service.url, who.apiKey).currentUsage<CurrentUsage>();
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     return response.body;
   }
@@ -63,7 +54,7 @@ describe('GET /v1/usage/current: the UTC month period (spec 2.7, R17, R27)', () 
   it('a unit recorded at 23:59:59.999 on the last day of January counts in January, not February (R17)', async () => {
     const own = await createCustomerFixture();
     clock.set('2026-01-31T23:59:59.999Z');
-    expect((await client(service.url, own.apiKey).createReport(REPORT)).status).to.equal(201);
+    expect((await client(app.service.url, own.apiKey).createReport(REPORT)).status).to.equal(201);
     expect((await usageAt('2026-01-31T23:59:59.999Z', own)).usage[0]?.used).to.equal(1);
     expect((await usageAt('2026-02-01T00:00:00.000Z', own)).usage[0]?.used).to.equal(0);
     expect((await usageAt('2026-01-01T00:00:00.000Z', own)).usage[0]?.used).to.equal(1);
@@ -72,9 +63,9 @@ describe('GET /v1/usage/current: the UTC month period (spec 2.7, R17, R27)', () 
   it('a unit recorded in the last millisecond of the year counts in December, not in the new year (R17)', async () => {
     const own = await createCustomerFixture();
     clock.set('2026-12-31T23:59:59.999Z');
-    expect((await client(service.url, own.apiKey).createReport(REPORT)).status).to.equal(201);
+    expect((await client(app.service.url, own.apiKey).createReport(REPORT)).status).to.equal(201);
     clock.set('2027-01-01T00:00:00.000Z');
-    expect((await client(service.url, own.apiKey).createReport(REPORT)).status).to.equal(201);
+    expect((await client(app.service.url, own.apiKey).createReport(REPORT)).status).to.equal(201);
     expect((await usageAt('2026-12-31T23:59:59.999Z', own)).usage[0]?.used).to.equal(1);
     expect((await usageAt('2027-01-01T00:00:00.000Z', own)).usage[0]?.used).to.equal(1);
     expect((await usageAt('2027-01-31T23:59:59.999Z', own)).usage[0]?.used).to.equal(1);
@@ -84,7 +75,7 @@ describe('GET /v1/usage/current: the UTC month period (spec 2.7, R17, R27)', () 
   it('a unit recorded on 29 February counts in February of the leap year (R17)', async () => {
     const own = await createCustomerFixture();
     clock.set('2028-02-29T23:59:59.999Z');
-    expect((await client(service.url, own.apiKey).createReport(REPORT)).status).to.equal(201);
+    expect((await client(app.service.url, own.apiKey).createReport(REPORT)).status).to.equal(201);
     expect((await usageAt('2028-02-01T00:00:00.000Z', own)).usage[0]?.used).to.equal(1);
     expect((await usageAt('2028-03-01T00:00:00.000Z', own)).usage[0]?.used).to.equal(0);
   });

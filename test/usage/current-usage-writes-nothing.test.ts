@@ -5,22 +5,15 @@ import { expect } from 'chai';
 import { createCustomerFixture } from '../support/database.ts';
 import { customerFootprint } from '../support/footprint.ts';
 import { client } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 
 describe('GET /v1/usage/current writes nothing (spec 4.2)', () => {
-  let service: TestService;
-
-  before(async () => {
-    // A limit of one request per window: a GET that counted would show at once.
-    service = await startTestService({ RATE_LIMIT_REQUESTS: '1', RATE_LIMIT_WINDOW_SECONDS: '3600' });
-  });
-  after(async () => {
-    await service?.close();
-  });
+  // A limit of one request per window: a GET that counted would show at once.
+  const app = useService({ RATE_LIMIT_REQUESTS: '1', RATE_LIMIT_WINDOW_SECONDS: '3600' });
 
   it('several reads leave every table of the customer, the usage counter and its rate-limit counter unchanged', async () => {
     const customer = await createCustomerFixture();
-    const api = client(service.url, customer.apiKey);
+    const api = client(app.service.url, customer.apiKey);
     const report = { context: 'delivery_confirmation', evidence: { text: 'Parcel left at the front desk, box dented.' } };
     expect((await api.createReport(report)).status).to.equal(201);
     const before = await customerFootprint(customer.customerId);
@@ -34,7 +27,7 @@ describe('GET /v1/usage/current writes nothing (spec 4.2)', () => {
 
   it('reads are not rate limited: the one allowed report creation is still available after them (R20)', async () => {
     const customer = await createCustomerFixture();
-    const api = client(service.url, customer.apiKey);
+    const api = client(app.service.url, customer.apiKey);
     for (let i = 0; i < 5; i += 1) expect((await api.currentUsage()).status).to.equal(200);
     const report = { context: 'property_maintenance', evidence: { text: 'The hallway light flickers.' } };
     expect((await api.createReport(report)).status).to.equal(201);
@@ -44,7 +37,7 @@ describe('GET /v1/usage/current writes nothing (spec 4.2)', () => {
   it('a refused read (403) writes nothing either (spec 4.2, R18)', async () => {
     const customer = await createCustomerFixture({ usageHidden: true });
     const before = await customerFootprint(customer.customerId);
-    for (let i = 0; i < 3; i += 1) expect((await client(service.url, customer.apiKey).currentUsage()).status).to.equal(403);
+    for (let i = 0; i < 3; i += 1) expect((await client(app.service.url, customer.apiKey).currentUsage()).status).to.equal(403);
     expect(await customerFootprint(customer.customerId)).to.deep.equal(before);
   });
 });

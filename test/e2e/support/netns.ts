@@ -14,13 +14,14 @@ import { geminiEnv } from './gemini-service.ts';
 import { PortGuard } from '../../images/support/port-guard.ts';
 import { errorOf, expectNoInternalDetail } from './leaks.ts';
 import { expectApiError } from '../../support/expect-api-error.ts';
+import { namedPorts, type ServiceOutcome } from '../../support/hostile-urls.ts';
 
 /** Set by the parent test: this process runs where only loopback exists. */
 export const IN_E2E_NETNS = process.env.E2E_NETNS === '1';
 
 export const GUARDED_PORTS = [21, 22, 25, 53, 80, 443, 1900, 2375, 2379, 3306, 5432, 6379, 8000, 8080, 8443, 9200, 11211, 27017];
 
-export type Outcome = 'payload' | 'rejected' | 'rejected_or_unavailable';
+export type Outcome = ServiceOutcome;
 
 export interface Attempt {
   readonly host: string | undefined;
@@ -49,18 +50,7 @@ export function logConnections(): { attempts: Attempt[]; restore(): void } {
 }
 
 /** The explicit ports the URLs name (a guard listens on each, besides GUARDED_PORTS). */
-export function portsOf(urls: readonly string[]): number[] {
-  const ports = new Set<number>();
-  for (const raw of urls) {
-    try {
-      const port = Number(new URL(raw.trim()).port);
-      if (port > 0) ports.add(port);
-    } catch {
-      // Unparsable: names no port.
-    }
-  }
-  return [...ports];
-}
+export const portsOf = namedPorts;
 
 /** Host, address and port strings of a URL: what a response may not repeat. */
 export function secretsOf(url: string): string[] {

@@ -6,6 +6,7 @@ import type { HostResolver } from '../../../src/images/index.ts';
 import { spyOnConnections } from './connection-spy.ts';
 import type { ConnectionSpy } from './connection-spy.ts';
 import { PortGuard } from './port-guard.ts';
+import { namedPorts } from '../../support/hostile-urls.ts';
 
 /** Set by the namespace wrapper: only loopback exists, so real DNS cannot answer. */
 export const IN_NETNS = process.env.IMAGES_NETNS === '1';
@@ -13,16 +14,7 @@ export const IN_NETNS = process.env.IMAGES_NETNS === '1';
 export const COMMON_PORTS = [80, 443, 1900, 2375, 6379, 8080, 8443, 9200];
 
 export function portsOf(urls: readonly string[]): number[] {
-  const ports = new Set(COMMON_PORTS);
-  for (const raw of urls) {
-    try {
-      const url = new URL(raw);
-      if (url.port !== '' && url.port !== '0') ports.add(Number(url.port));
-    } catch {
-      // Unparsable: cannot name a port.
-    }
-  }
-  return [...ports];
+  return [...new Set([...COMMON_PORTS, ...namedPorts(urls)])];
 }
 
 export function hostileFetcher(resolver: HostResolver | undefined, allowCidrs: readonly string[] = []): HttpImageFetcher {
