@@ -18,8 +18,12 @@ import { loadContract } from './http/contract.ts';
 import { createEvidenceReport } from './http/handlers/create-evidence-report.ts';
 import { getCurrentUsage } from './http/handlers/get-current-usage.ts';
 import { IdempotencyStore } from './idempotency/idempotency-store.ts';
+import { ByteBudget } from './images/byte-budget.ts';
 import { HttpImageFetcher } from './images/http-image-fetcher.ts';
+import { ImageBoundary } from './images/image-boundary.ts';
 import type { ImageFetcher } from './images/image-fetcher.ts';
+import type { ImageNormalizer } from './images/image-normalizer.ts';
+import { SharpImageNormalizer } from './images/sharp-normalizer.ts';
 import { createFlexibleRateLimiter } from './rate-limit/flexible-rate-limiter.ts';
 import { CreateEvidenceReport } from './reports/create-evidence-report.ts';
 import { ReportStore } from './reports/report-store.ts';
@@ -29,6 +33,7 @@ import { CurrentUsageQuery } from './usage/current-usage.ts';
 export interface ServiceOverrides {
   clock?: Clock;
   imageFetcher?: ImageFetcher;
+  imageNormalizer?: ImageNormalizer;
   generator?: ReportGenerator;
   /** An open database; the service then neither migrates nor closes it. */
   database?: Database;
@@ -67,6 +72,25 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   });
   const validateResult = createResultValidator(contract.document);
   const reports = new ReportStore(sql);
+  const generator = overrides.generator ?? (await createReportGenerator(config, contract.document, logger));
+  // One budget for every image byte the process holds (R39); one normalizer queue (R38).
+  const imageBudget = new ByteBudget(config.imageBytesInFlightMax);
+  const images = new ImageBoundary({
+    fetcher:
+      overrides.imageFetcher ??
+      new HttpImageFetcher({
+        maxBytes: config.imageMaxBytes,
+        timeoutMs: config.imageFetchTimeoutMs,
+        maxRedirects: config.imageMaxRedirects,
+        concurrency: config.imageFetchConcurrency,
+        budget: imageBudget,
+        allowCidrs: config.remoteImageAllowCidrs,
+      }),
+    normalizer:
+      overrides.imageNormalizer ?? new SharpImageNormalizer({ maxDimension: config.imageMaxDimension, maxPixels: config.imageMaxPixels }),
+    budget: imageBudget,
+    generatorCopyBytes: (image) => generator.imageCopyBytes?.(image) ?? 0,
+  });
   const createReport = new CreateEvidenceReport({
     sql,
     clock,
@@ -84,17 +108,8 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       retentionMs: config.idempotencyRetentionHours * 3_600_000,
     }),
     reports,
-    imageFetcher:
-      overrides.imageFetcher ??
-      new HttpImageFetcher({
-        maxBytes: config.imageMaxBytes,
-        timeoutMs: config.imageFetchTimeoutMs,
-        maxRedirects: config.imageMaxRedirects,
-        concurrency: config.imageFetchConcurrency,
-        maxBytesInFlight: config.imageBytesInFlightMax,
-        allowCidrs: config.remoteImageAllowCidrs,
-      }),
-    generator: overrides.generator ?? (await createReportGenerator(config, contract.document, logger)),
+    images,
+    generator,
     validateResult,
   });
   const authenticator = new ApiKeyAuthenticator({ sql, clock, log: logger });

@@ -12,7 +12,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { ReportGenerator } from '../generation/report-generator.ts';
 import type { ResultValidator } from '../generation/result-schema.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
-import type { ImageFetcher } from '../images/image-fetcher.ts';
+import type { ImageBoundary } from '../images/image-boundary.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { CreateEvidenceReportRequest, EvidenceReportBody, PipelineState, Stage } from './pipeline-state.ts';
@@ -36,7 +36,8 @@ export interface CreateEvidenceReportDeps {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   reports: ReportStore;
-  imageFetcher: ImageFetcher;
+  /** Step 7: fetch, decode and normalize (R22, R38), on the process-wide byte budget (R39). */
+  images: Pick<ImageBoundary, 'acquire'>;
   generator: ReportGenerator;
   validateResult: ResultValidator;
 }
@@ -50,7 +51,7 @@ export function createReportStages(deps: CreateEvidenceReportDeps): readonly Sta
     //                                                                   5. 409 idempotency_conflict, idempotency_in_progress;
     //                                                                      503 idempotency_unavailable, idempotency_replay_unavailable
     checkQuota(deps.sql), //                                             6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
-    fetchImages(deps.imageFetcher), //                                   7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
+    fetchImages(deps.images), //                                         7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
     generateReport(deps.generator, deps.validateResult), //              8. 502 invalid_generated_report, report_generation_failed;
     //                                                                      503 report_generation_unavailable
     persistReport(deps.reports, deps.idempotency), //                 9-10. 503 evidence_report_write_failed, usage_recording_failed
@@ -92,7 +93,8 @@ export class CreateEvidenceReport {
       await this.#release(state);
       throw error;
     } finally {
-      state.releaseImages?.();
+      // Only when the pipeline stopped before step 8 took the images over (R39).
+      state.images?.[Symbol.dispose]();
     }
     if (!state.response) throw new Error('pipeline ended without a response');
     return { body: state.response.body, replayed: state.response.replayed, rateLimit: state.rateLimit };

@@ -2,9 +2,10 @@
 import type { components } from '../../generated/openapi.d.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { GenerationOutput, ReportResult } from '../generation/report-generator.ts';
-import type { FetchedImage } from '../images/image-fetcher.ts';
+import type { AcceptedImage, ImageSet } from '../images/image-set.ts';
 
-export type ImageMetadata = Omit<FetchedImage, 'bytes'>;
+/** What the stored report keeps of an image (R38): original and normalized facts, never bytes. */
+export type ImageMetadata = AcceptedImage;
 import type { RateLimitDecision } from '../rate-limit/rate-limiter.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-store.ts';
 
@@ -21,12 +22,14 @@ export interface PipelineState {
   readonly now: Date;
   rateLimit?: RateLimitDecision;
   claim?: IdempotencyClaim;
-  /** The fetched bytes, held only until generation is done (then dropped, and their budget freed). */
-  images?: FetchedImage[];
-  /** Ends the hold of the image bytes on the process-wide budget (issue 3); safe to call twice. */
-  releaseImages?: () => void;
+  /**
+   * Step 7's images: the one owner of their normalized bytes and budget (R39). Step 8 takes it
+   * out of the state and disposes it after the generator call; execute() disposes whatever is
+   * still here when the pipeline stops before step 8.
+   */
+  images?: ImageSet;
   /** What is kept of the images once generated: metadata, never bytes or URLs. */
-  imageMetadata?: ImageMetadata[];
+  imageMetadata?: readonly ImageMetadata[];
   generation?: GenerationOutput;
   result?: ReportResult;
   reportId?: string;

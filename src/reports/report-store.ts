@@ -90,12 +90,18 @@ export class ReportStore {
 
 function reportRow(id: string, at: string, report: CompletedReport): unknown[] {
   const { principal, request, generation } = report;
-  // Image metadata only: the bytes are not kept, and neither is anything of the fetch.
-  const images = report.images.map((image) => ({
-    index: image.index,
-    mimeType: image.mimeType,
-    sizeBytes: image.sizeBytes,
-    sha256: image.sha256,
+  // Image metadata only (R38): per image the original's sha256, size, type and pixel size, and the
+  // normalized form's size, type and pixel size. Never bytes, URLs or anything else of the fetch.
+  const images = report.images.map(({ index, original, normalized }) => ({
+    index,
+    original: {
+      sha256: original.sha256,
+      sizeBytes: original.sizeBytes,
+      mimeType: original.mimeType,
+      width: original.width,
+      height: original.height,
+    },
+    normalized: { sizeBytes: normalized.sizeBytes, mimeType: normalized.mimeType, width: normalized.width, height: normalized.height },
   }));
   return [
     id,

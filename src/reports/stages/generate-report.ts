@@ -4,6 +4,7 @@
 import { ApiError } from '../../errors/catalogue.ts';
 import { GenerationError, type ReportGenerator } from '../../generation/report-generator.ts';
 import type { ResultValidator } from '../../generation/result-schema.ts';
+import { ImageSet } from '../../images/image-set.ts';
 import type { PipelineState, Stage } from '../pipeline-state.ts';
 
 const CODES = {
@@ -17,13 +18,18 @@ export function generateReport(generator: ReportGenerator, validateResult: Resul
     step: '8. generate the report',
     async run(state: PipelineState) {
       const { request } = state;
+      // This step is the images' last user: it takes them over, and `using` drops the bytes and
+      // gives their budget back (the base64 and request-body copies included, R39) as it ends.
+      using images = state.images ?? ImageSet.empty();
+      state.images = undefined;
+      state.imageMetadata = images.accepted;
       try {
         state.generation = await generator.generate(
           {
             context: request.context,
             language: request.language,
             text: request.evidence.text,
-            images: state.images ?? [],
+            images: images.normalized,
           },
           state.signal,
         );
@@ -31,11 +37,6 @@ export function generateReport(generator: ReportGenerator, validateResult: Resul
       } catch (cause) {
         if (cause instanceof GenerationError) throw new ApiError(CODES[cause.kind], { cause });
         throw cause;
-      } finally {
-        // The bytes are not needed past this step: keep metadata only and free their budget.
-        state.imageMetadata = (state.images ?? []).map(({ bytes: _bytes, ...metadata }) => metadata);
-        state.images = undefined;
-        state.releaseImages?.();
       }
     },
   };
