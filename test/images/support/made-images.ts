@@ -110,7 +110,9 @@ export async function transparentWebp(width: number, height: number): Promise<Bu
 /** `frames` frames of distinct colours (the first red), joined into one animation. */
 export async function animation(format: 'gif' | 'webp', frames: number, width = 48, height = 32): Promise<Buffer> {
   const colours = ['#e01010', '#10e010', '#1010e0', '#e0e010'];
-  const inputs = Array.from({ length: frames }, (_, i) => ({ create: { width, height, channels: 3 as const, background: colours[i % 4]! } }));
+  const inputs = await Promise.all(
+    Array.from({ length: frames }, (_, i) => sharp({ create: { width, height, channels: 3, background: colours[i % 4]! } }).png().toBuffer()),
+  );
   const joined = sharp(inputs, { join: { animated: true } });
   return format === 'gif' ? joined.gif({ delay: 100 }).toBuffer() : joined.webp({ delay: 100 }).toBuffer();
 }
