@@ -5,11 +5,12 @@
 // normalized bytes plus the copies the generator will make of them (base64 parts, request body).
 import { BudgetLease } from './byte-budget.ts';
 import type { ByteBudget } from './byte-budget.ts';
-import { unavailable } from './image-fetch-error.ts';
+import { ImageFetchError, unavailable } from './image-fetch-error.ts';
 import type { FetchedImage, ImageFetcher } from './image-fetcher.ts';
 import type { ImageFacts, ImageNormalizer } from './image-normalizer.ts';
 import { ImageSet } from './image-set.ts';
 import type { HeldImage } from './image-set.ts';
+import type { Admission } from './work-queue.ts';
 
 export interface ImageBoundaryOptions {
   readonly fetcher: ImageFetcher;
@@ -48,11 +49,14 @@ export class ImageBoundary {
    */
   async acquire(urls: readonly string[], signal?: AbortSignal): Promise<ImageSet> {
     if (urls.length === 0) return ImageSet.empty();
+    // Room for every image of the request in the normalization queue, decided before any is
+    // fetched: under overload the request is refused at once, without downloading a byte (R38).
+    using admission = this.#admit(urls.length);
     const lease = new BudgetLease(this.#budget);
     try {
       const images = await this.#fetcher.fetch(urls, signal, {
         lease,
-        process: (fetched, imageSignal) => this.#normalize(fetched, lease, imageSignal),
+        process: (fetched, imageSignal) => this.#normalize(fetched, lease, imageSignal, admission),
       });
       return new ImageSet(images, lease);
     } catch (error) {
@@ -61,8 +65,15 @@ export class ImageBoundary {
     }
   }
 
-  async #normalize(fetched: FetchedImage, lease: BudgetLease, signal: AbortSignal): Promise<HeldImage> {
-    const { original, normalized } = await this.#normalizer.normalize(fetched.bytes, fetched.mimeType, signal);
+  #admit(count: number): Admission | undefined {
+    if (this.#normalizer.admit === undefined) return undefined;
+    const admission = this.#normalizer.admit(count);
+    if (admission === undefined) throw new ImageFetchError('unavailable', 'normalizer_busy', 0);
+    return admission;
+  }
+
+  async #normalize(fetched: FetchedImage, lease: BudgetLease, signal: AbortSignal, admission: Admission | undefined): Promise<HeldImage> {
+    const { original, normalized } = await this.#normalizer.normalize(fetched.bytes, fetched.mimeType, signal, admission);
     const facts: ImageFacts = { mimeType: normalized.mimeType, sizeBytes: normalized.sizeBytes, width: normalized.width, height: normalized.height };
     // R39: the original leaves the budget here; the normalized bytes and their planned copies enter.
     if (!lease.exchange(fetched.sizeBytes, normalized.sizeBytes + this.#copyBytes(facts))) throw unavailable('budget');

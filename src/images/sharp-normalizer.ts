@@ -14,6 +14,7 @@ import type { ImageMimeType } from './image-fetcher.ts';
 import type { ImageNormalizer, Normalization } from './image-normalizer.ts';
 import { configureSharp, defaultNormalizerConcurrency } from './sharp-setup.ts';
 import { WorkQueue } from './work-queue.ts';
+import type { Admission } from './work-queue.ts';
 
 export interface SharpImageNormalizerOptions {
   /** IMAGE_MAX_DIMENSION: the long side of a normalized image, at most (default 2048). */
@@ -22,7 +23,7 @@ export interface SharpImageNormalizerOptions {
   readonly maxPixels: number;
   /** Jobs at once (default: one per core, at most 3; see sharp-setup.ts). */
   readonly concurrency?: number;
-  /** Jobs waiting for a turn (default 8 per running job: four requests of four photos wait, a flood does not). */
+  /** Jobs admitted beyond those running (default 8 per running job: four requests of four photos fit, a flood does not). */
   readonly maxWaiting?: number;
   /** How long a job may wait for its turn (default 5 s). */
   readonly maxWaitMs?: number;
@@ -61,13 +62,17 @@ export class SharpImageNormalizer implements ImageNormalizer {
     configureSharp(concurrency);
   }
 
-  /** Jobs running and waiting now (for tests and the operator's metrics). */
-  get load(): { readonly running: number; readonly waiting: number } {
-    return { running: this.#queue.running, waiting: this.#queue.waiting };
+  /** Jobs running, waiting, and places taken (admitted) now: for tests and the operator's metrics. */
+  get load(): { readonly running: number; readonly waiting: number; readonly admitted: number } {
+    return { running: this.#queue.running, waiting: this.#queue.waiting, admitted: this.#queue.admitted };
   }
 
-  normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal): Promise<Normalization> {
-    return this.#queue.run(() => this.#normalize(bytes, mimeType), signal);
+  admit(count: number): Admission | undefined {
+    return this.#queue.admit(count);
+  }
+
+  normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission): Promise<Normalization> {
+    return this.#queue.run(() => this.#normalize(bytes, mimeType), signal, admission);
   }
 
   async #normalize(bytes: Buffer, mimeType: ImageMimeType): Promise<Normalization> {

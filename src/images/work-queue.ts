@@ -1,16 +1,41 @@
 // A bounded queue of CPU-heavy work (R38, issue 12): at most `concurrency` jobs run at once and
-// at most `maxWaiting` wait for a turn, each for at most `maxWaitMs`. Past any of these bounds a
-// job is refused at once with 503 `normalizer_busy`: under overload the service answers fast,
-// it never piles up decoded images in memory nor lets a request hang behind hundreds of others.
+// at most `maxWaiting` more are admitted to wait, each for at most `maxWaitMs`. Past any of
+// these bounds a job is refused at once with 503 `normalizer_busy`: under overload the service
+// answers fast, it never piles up images in memory nor lets a request hang behind hundreds of
+// others. A request admits all its images in one decision (`admit`), before fetching any: a
+// request that could not be served whole is refused before it downloads a byte.
 import { unavailable } from './image-fetch-error.ts';
 
 export interface WorkQueueOptions {
   /** Jobs running at once. */
   readonly concurrency: number;
-  /** Jobs waiting for a turn; one more is refused at once. */
+  /** Jobs admitted beyond those running (waiting, or promised to an admitted request). */
   readonly maxWaiting: number;
   /** How long a job may wait for its turn before it is refused. */
   readonly maxWaitMs: number;
+}
+
+/** Places in the queue promised to one request's jobs; the unused ones are given back on dispose. */
+export class Admission implements Disposable {
+  #left: number;
+  readonly #giveBack: (places: number) => void;
+
+  constructor(places: number, giveBack: (places: number) => void) {
+    this.#left = places;
+    this.#giveBack = giveBack;
+  }
+
+  /** Moves one place to a job (which gives it back when it ends); false when none is left. */
+  take(): boolean {
+    if (this.#left === 0) return false;
+    this.#left--;
+    return true;
+  }
+
+  [Symbol.dispose](): void {
+    this.#giveBack(this.#left);
+    this.#left = 0;
+  }
 }
 
 export class WorkQueue {
@@ -18,6 +43,8 @@ export class WorkQueue {
   /** The turns of the waiting jobs, first come first served. */
   readonly #waiting: (() => void)[] = [];
   #running = 0;
+  /** Places taken: running, waiting, or promised by an admission. */
+  #admitted = 0;
 
   constructor(options: WorkQueueOptions) {
     for (const [name, value] of Object.entries(options)) {
@@ -34,14 +61,39 @@ export class WorkQueue {
     return this.#waiting.length;
   }
 
-  /** Runs `job` in its turn; refuses (ImageRefusal) when the queue is full, the wait too long or `signal` aborts. */
-  async run<T>(job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    await this.#turn(signal);
+  /** Places taken now (running, waiting, promised). */
+  get admitted(): number {
+    return this.#admitted;
+  }
+
+  /** Promises `count` places at once, or undefined when the queue has not that many free. */
+  admit(count: number): Admission | undefined {
+    if (this.#admitted + count > this.#options.concurrency + this.#options.maxWaiting) return undefined;
+    this.#admitted += count;
+    return new Admission(count, (places) => {
+      this.#admitted -= places;
+    });
+  }
+
+  /**
+   * Runs `job` in its turn, on a place of `admission` or on a free one; refuses (ImageRefusal)
+   * when there is no place, the wait is too long or `signal` aborts.
+   */
+  async run<T>(job: () => Promise<T>, signal?: AbortSignal, admission?: Admission): Promise<T> {
+    if (admission?.take() !== true) {
+      if (this.#admitted >= this.#options.concurrency + this.#options.maxWaiting) throw unavailable('normalizer_busy');
+      this.#admitted++;
+    }
     try {
-      return await job();
+      await this.#turn(signal);
+      try {
+        return await job();
+      } finally {
+        this.#running--;
+        this.#waiting.shift()?.();
+      }
     } finally {
-      this.#running--;
-      this.#waiting.shift()?.();
+      this.#admitted--;
     }
   }
 
@@ -51,7 +103,6 @@ export class WorkQueue {
       this.#running++;
       return Promise.resolve();
     }
-    if (this.#waiting.length >= this.#options.maxWaiting) return Promise.reject(unavailable('normalizer_busy'));
     return new Promise<void>((resolve, reject) => {
       const leave = (error: Error): void => {
         const at = this.#waiting.indexOf(waiter);

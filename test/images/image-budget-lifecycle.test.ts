@@ -91,6 +91,21 @@ describe('image budget: every copy counted, one owner, released exactly once (R3
     expect(budget.used).to.equal(0);
   });
 
+  it('a request whose images do not all fit in the normalization queue is refused before anything is fetched (normalizer_busy)', async () => {
+    const budget = new ByteBudget(64 * 1024 * 1024);
+    const small = new SharpImageNormalizer({ maxDimension: 256, maxPixels: 40_000_000, concurrency: 1, maxWaiting: 2 });
+    const boundary = new ImageBoundary({ fetcher, normalizer: small, budget });
+    const held = small.admit(2);
+    const calls = fetcher.calls.length;
+    const error = await boundary.acquire(URLS).catch((e: unknown) => e);
+    expect(error).to.include({ kind: 'unavailable', reason: 'normalizer_busy', imageIndex: 0 });
+    expect(fetcher.calls.length, 'nothing fetched').to.equal(calls);
+    held![Symbol.dispose]();
+    using images = await boundary.acquire(URLS);
+    expect(images.accepted).to.have.length(2);
+    expect(small.load.admitted, 'the places of a done request are free again').to.equal(0);
+  });
+
   describe('through steps 7 and 8 of the pipeline', () => {
     const run = async (generator: FakeReportGenerator, budget: ByteBudget, urls = URLS) => {
       const boundary = new ImageBoundary({ fetcher, normalizer: sharpNormalizer, budget, generatorCopyBytes: (image) => copies(image.sizeBytes) });

@@ -68,6 +68,27 @@ describe('normalization queue: bounded, refused at once past its bounds, off the
     expect(await queue.run(async () => 'free again')).to.equal('free again');
   });
 
+  it("admits a request's jobs in one decision: its places are kept for it, others are refused, unused places come back", async () => {
+    const queue = new WorkQueue({ concurrency: 1, maxWaiting: 3, maxWaitMs: 10_000 });
+    const admission = queue.admit(3);
+    expect(admission, 'three of four places').not.to.equal(undefined);
+    expect(queue.admit(2), 'two more do not fit').to.equal(undefined);
+    expect(await reasonOf(queue.run(async () => 'stranger', undefined, undefined)), 'a job of its own takes the last place').to.equal('resolved');
+    const log: string[] = [];
+    const first = gated(log, 'first');
+    const running = queue.run(first.job, undefined, admission);
+    const other = gated(log, 'other');
+    const otherRun = queue.run(other.job);
+    expect(await reasonOf(queue.run(async () => 'one too many')), 'the queue is full').to.equal('unavailable:normalizer_busy');
+    expect(queue.admitted).to.equal(4);
+    admission![Symbol.dispose]();
+    expect(queue.admitted, 'the two unused places came back').to.equal(2);
+    first.open();
+    other.open();
+    await Promise.all([running, otherRun]);
+    expect(queue.admitted).to.equal(0);
+  });
+
   it('a failing job gives its turn back', async () => {
     const queue = new WorkQueue({ concurrency: 1, maxWaiting: 0, maxWaitMs: 100 });
     expect(await reasonOf(queue.run(async () => Promise.reject(new Error('boom'))))).to.equal('Error: boom');
@@ -79,7 +100,7 @@ describe('normalization queue: bounded, refused at once past its bounds, off the
     const photo = await phonePhoto({ width: 1600, height: 1200 });
     const outcomes = await Promise.all([1, 2, 3].map(() => reasonOf(normalizer.normalize(photo, 'image/jpeg'))));
     expect(outcomes).to.deep.equal(['resolved', 'resolved', 'unavailable:normalizer_busy']);
-    expect(normalizer.load).to.deep.equal({ running: 0, waiting: 0 });
+    expect(normalizer.load).to.deep.equal({ running: 0, waiting: 0, admitted: 0 });
   });
 
   it('decoding runs off the event loop: timers keep firing while four photos are normalized', async () => {
