@@ -1,12 +1,14 @@
 // `npm run bench` (issue 6, "Benchmark"): the service against real PostgreSQL in a fresh
-// database, the offline generator, loopback only. Prints a table and the issue's targets
+// database, the offline generator (and for the photo scenarios of issue 12 the Gemini adapter
+// against a local fake Gemini), loopback only. Prints a table and the issue's targets
 // (met / not met: speed goals are reported, never asserted) and writes the figures to
 // bench/results/<timestamp>.json. Exits 1 only when a scenario saw an unexpected outcome
 // (a socket error, a timeout, or a status the scenario should not produce).
 //
 // Knobs (all optional): BENCH_PG_URL (an admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_DURATION_S (10), BENCH_WARMUP_S (2), BENCH_SKIP_BASELINE=1,
-// BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service).
+// BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service),
+// BENCH_ONLY=images (only the image scenarios: the offline one and the Gemini photo ones of issue 12).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -14,6 +16,8 @@ import type { AutocannonRequestStep } from 'autocannon';
 import { createBenchDatabase, insertUsageRecords, type BenchDatabase } from './support/database.ts';
 import { startImageServer, type ImageServer } from './support/images.ts';
 import { runLoad, type LoadSpec } from './support/load.ts';
+import { runPhotoScenarios, type PhotoFigures } from './support/photo-scenarios.ts';
+import { checkPhotoTargets } from './support/photo-targets.ts';
 import { freePort, REPO_ROOT, runNode, startNodeChild, type NodeChild } from './support/processes.ts';
 import { renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
 import { checkTargets } from './support/targets.ts';
@@ -23,6 +27,7 @@ const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:543
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 const WITH_BASELINE = process.env.BENCH_SKIP_BASELINE !== '1';
+const ONLY_IMAGES = process.env.BENCH_ONLY === 'images';
 // The service runs exactly as `npm start` runs it (its node flags from package.json), plus any
 // flags the operator of the bench adds.
 const START_NODE_ARGS = startNodeArgs();
@@ -141,14 +146,16 @@ async function warmUp(service: NodeChild, apiKey: string): Promise<void> {
   }
 }
 
-async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; counter: number } }> {
+async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; counter: number }; photos: PhotoFigures }> {
   database = await createBenchDatabase(ADMIN_URL);
   log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
   const dbUrl = database.url;
 
-  const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
-  await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
-  await stop(ceiling);
+  if (!ONLY_IMAGES) {
+    const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
+    await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
+    await stop(ceiling);
+  }
 
   let service = await start('service', 'src/main.ts', serviceEnv(dbUrl, 0), '/readyz', SERVICE_NODE_ARGS);
   const customers = {
@@ -157,11 +164,12 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
     baseline: await bootstrapCustomer(dbUrl, 'baseline'),
     images: await bootstrapCustomer(dbUrl, 'images'),
     slow: await bootstrapCustomer(dbUrl, 'slow'),
+    photos: await bootstrapCustomer(dbUrl, 'photos'),
     warmup: await bootstrapCustomer(dbUrl, 'warm-up'),
   };
   await warmUp(service, customers.warmup.apiKey);
 
-  if (WITH_BASELINE) {
+  if (WITH_BASELINE && !ONLY_IMAGES) {
     const baseline = await start('baseline', 'bench/baseline-server.ts', { DATABASE_URL: dbUrl }, '/healthz');
     await scenario('baseline', 'baseline Koa+pg POST (auth, SUM, 2-insert tx)', baseline, {
       requests: [postStep(customers.baseline.apiKey)],
@@ -170,34 +178,37 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
     await stop(baseline);
   }
 
-  // GET before the POST runs: the quota customer has 0 records, and PostgreSQL has no
-  // after-work of thousands of inserts (WAL, autovacuum) still running.
-  await scenario('get', 'GET usage, 0 records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
-  await scenario('getSingle', 'GET usage, 0 records, 1 connection', service, {
-    ...singleConnection,
-    requests: [getUsageStep(customers.quota.apiKey)],
-    expected: only(200),
-  });
-  await scenario('post', 'POST report, no Idempotency-Key', service, { requests: [postStep(customers.post.apiKey)], expected: only(201) });
-  await scenario('postIdempotent', 'POST report, distinct Idempotency-Key', service, {
-    requests: [withDistinctKey(postStep(customers.post.apiKey))],
-    expected: only(201),
-  });
+  let quotaInsert: { rows: number; seconds: number; counter: number } | undefined;
+  if (!ONLY_IMAGES) {
+    // GET before the POST runs: the quota customer has 0 records, and PostgreSQL has no
+    // after-work of thousands of inserts (WAL, autovacuum) still running.
+    await scenario('get', 'GET usage, 0 records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
+    await scenario('getSingle', 'GET usage, 0 records, 1 connection', service, {
+      ...singleConnection,
+      requests: [getUsageStep(customers.quota.apiKey)],
+      expected: only(200),
+    });
+    await scenario('post', 'POST report, no Idempotency-Key', service, { requests: [postStep(customers.post.apiKey)], expected: only(201) });
+    await scenario('postIdempotent', 'POST report, distinct Idempotency-Key', service, {
+      requests: [withDistinctKey(postStep(customers.post.apiKey))],
+      expected: only(201),
+    });
 
-  log(`inserting ${QUOTA_ROWS} usage records for the quota customer ...`);
-  const insertStarted = performance.now();
-  const counter = await insertUsageRecords(dbUrl, customers.quota.customerId, QUOTA_ROWS);
-  const quotaInsert = { rows: QUOTA_ROWS, seconds: Math.round((performance.now() - insertStarted) / 100) / 10, counter };
-  log(`inserted in ${quotaInsert.seconds} s; usage_counter says ${counter}`);
-  if (counter !== QUOTA_ROWS) throw new Error(`usage_counter is ${counter} after inserting ${QUOTA_ROWS} records`);
+    log(`inserting ${QUOTA_ROWS} usage records for the quota customer ...`);
+    const insertStarted = performance.now();
+    const counter = await insertUsageRecords(dbUrl, customers.quota.customerId, QUOTA_ROWS);
+    quotaInsert = { rows: QUOTA_ROWS, seconds: Math.round((performance.now() - insertStarted) / 100) / 10, counter };
+    log(`inserted in ${quotaInsert.seconds} s; usage_counter says ${counter}`);
+    if (counter !== QUOTA_ROWS) throw new Error(`usage_counter is ${counter} after inserting ${QUOTA_ROWS} records`);
 
-  await scenario('get1m', 'GET usage, 1M records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
-  await scenario('get1mSingle', 'GET usage, 1M records, 1 connection', service, {
-    ...singleConnection,
-    requests: [getUsageStep(customers.quota.apiKey)],
-    expected: only(200),
-  });
-  await scenario('post1m', 'POST report, 1M records in month', service, { requests: [postStep(customers.quota.apiKey)], expected: only(201) });
+    await scenario('get1m', 'GET usage, 1M records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
+    await scenario('get1mSingle', 'GET usage, 1M records, 1 connection', service, {
+      ...singleConnection,
+      requests: [getUsageStep(customers.quota.apiKey)],
+      expected: only(200),
+    });
+    await scenario('post1m', 'POST report, 1M records in month', service, { requests: [postStep(customers.quota.apiKey)], expected: only(201) });
+  }
 
   images = await startImageServer(IMAGE_BYTES);
   await scenario('images', 'POST with 4 images of 2 MiB', service, {
@@ -212,6 +223,16 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
   await images.close();
   images = undefined;
   await stop(service);
+
+  const photos = await runPhotoScenarios({
+    scenario,
+    startService: (name, env) => start(name, 'src/main.ts', env, '/readyz', SERVICE_NODE_ARGS),
+    stopService: stop,
+    serviceEnv: serviceEnv(dbUrl, 0),
+    apiKey: customers.photos.apiKey,
+    log,
+  });
+  if (ONLY_IMAGES) return { quotaInsert, photos };
 
   service = await start('service (2 s generator)', 'src/main.ts', serviceEnv(dbUrl, SLOW_DELAY_MS), '/readyz', SERVICE_NODE_ARGS);
   await warmUp(service, customers.warmup.apiKey);
@@ -235,7 +256,7 @@ async function run(): Promise<{ quotaInsert: { rows: number; seconds: number; co
     expected: only(201),
   });
   await stop(service);
-  return { quotaInsert };
+  return { quotaInsert, photos };
 }
 
 const startedAt = new Date();
@@ -251,7 +272,10 @@ try {
   await cleanup();
 }
 
-const checks = checkTargets(rows, { slowRequests: SLOW_REQUESTS, referenceBaselineRps: REFERENCE_BASELINE_RPS });
+const checks = [
+  ...(ONLY_IMAGES ? [] : checkTargets(rows, { slowRequests: SLOW_REQUESTS, referenceBaselineRps: REFERENCE_BASELINE_RPS })),
+  ...checkPhotoTargets(rows, extra?.photos),
+];
 const loadAfter = loadavg().map((n) => Math.round(n * 100) / 100);
 const machine = {
   node: process.version,
@@ -268,11 +292,11 @@ console.log(
     `${CONNECTIONS} connections; load average ${loadBefore.join(' ')} before, ${loadAfter.join(' ')} after\n`,
 );
 console.log(renderTable(rows));
-if (extra) {
+if (extra?.quotaInsert) {
   const { rows: inserted, seconds, counter } = extra.quotaInsert;
   console.log(`\n${inserted} usage records inserted in ${seconds} s (usage_counter: ${counter})`);
 }
-console.log(`\nTargets (issue 6; reported, not enforced):\n${renderTargets(checks)}`);
+console.log(`\nTargets (issues 6 and 12; reported, not enforced):\n${renderTargets(checks)}`);
 
 const results = {
   startedAt: startedAt.toISOString(),
@@ -287,9 +311,11 @@ const results = {
     slowDelayMs: SLOW_DELAY_MS,
     slowRequests: SLOW_REQUESTS,
     baseline: WITH_BASELINE,
+    only: ONLY_IMAGES ? 'images' : undefined,
   },
   scenarios: Object.fromEntries(rows.map((r) => [r.key, { label: r.label, process: r.target, ...r.figures }])),
   quotaInsert: extra?.quotaInsert,
+  photos: extra?.photos,
   targets: checks,
   error: failure === undefined ? undefined : String(failure),
 };

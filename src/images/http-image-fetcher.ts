@@ -2,7 +2,6 @@
 // Per hop: static URL checks, one resolution, every answer checked as bytes, a
 // connection to the checked address only. One deadline per image covers DNS,
 // connect, every redirect and the body.
-import { createHash } from 'node:crypto';
 import { AddressPolicy } from './address-policy.ts';
 import { BudgetLease, ByteBudget } from './byte-budget.ts';
 import { ImageFetchError, ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
@@ -139,8 +138,8 @@ export class HttpImageFetcher implements ImageFetcher {
         });
         if (result.type === 'image') {
           lease.shrink(result.reserved - result.bytes.length);
-          const { bytes, mimeType } = result;
-          return { index, bytes, mimeType, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+          const { bytes, mimeType, sha256 } = result;
+          return { index, bytes, mimeType, sizeBytes: bytes.length, sha256 };
         }
         // R22: at most maxRedirects hops, each a new target checked from scratch.
         if (redirects >= this.#maxRedirects) throw rejected('redirect_limit');

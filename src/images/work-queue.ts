@@ -3,7 +3,10 @@
 // these bounds a job is refused at once with 503 `normalizer_busy`: under overload the service
 // answers fast, it never piles up images in memory nor lets a request hang behind hundreds of
 // others. A request admits all its images in one decision (`admit`), before fetching any: a
-// request that could not be served whole is refused before it downloads a byte.
+// request that could not be served whole is refused before it downloads a byte. The decision
+// counts places and time: with the recent run time of a job (a moving average, which grows when
+// the machine is busy), a request whose last image would wait past maxWaitMs is refused now,
+// rather than admitted to be refused after waiting.
 import { unavailable } from './image-fetch-error.ts';
 
 export interface WorkQueueOptions {
@@ -45,6 +48,8 @@ export class WorkQueue {
   #running = 0;
   /** Places taken: running, waiting, or promised by an admission. */
   #admitted = 0;
+  /** Moving average of how long a job runs, in ms; unknown until one has run. */
+  #meanRunMs: number | undefined;
 
   constructor(options: WorkQueueOptions) {
     for (const [name, value] of Object.entries(options)) {
@@ -66,9 +71,20 @@ export class WorkQueue {
     return this.#admitted;
   }
 
-  /** Promises `count` places at once, or undefined when the queue has not that many free. */
+  /** Moving average of a job's run time (ms), once one has run. */
+  get meanRunMs(): number | undefined {
+    return this.#meanRunMs;
+  }
+
+  /**
+   * Promises `count` places at once, or undefined when the queue has not that many free or
+   * the last of them would likely wait longer than maxWaitMs.
+   */
   admit(count: number): Admission | undefined {
-    if (this.#admitted + count > this.#options.concurrency + this.#options.maxWaiting) return undefined;
+    const { concurrency, maxWaiting, maxWaitMs } = this.#options;
+    if (this.#admitted + count > concurrency + maxWaiting) return undefined;
+    const ahead = this.#admitted + count - concurrency;
+    if (this.#meanRunMs !== undefined && ahead > 0 && (ahead / concurrency) * this.#meanRunMs > maxWaitMs) return undefined;
     this.#admitted += count;
     return new Admission(count, (places) => {
       this.#admitted -= places;
@@ -86,9 +102,12 @@ export class WorkQueue {
     }
     try {
       await this.#turn(signal);
+      const started = performance.now();
       try {
         return await job();
       } finally {
+        const ranMs = performance.now() - started;
+        this.#meanRunMs = this.#meanRunMs === undefined ? ranMs : 0.8 * this.#meanRunMs + 0.2 * ranMs;
         this.#running--;
         this.#waiting.shift()?.();
       }

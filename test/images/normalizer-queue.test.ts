@@ -89,6 +89,19 @@ describe('normalization queue: bounded, refused at once past its bounds, off the
     expect(queue.admitted).to.equal(0);
   });
 
+  it('refuses a request whose last job would likely wait past maxWaitMs, from the recent run time of a job', async () => {
+    const queue = new WorkQueue({ concurrency: 1, maxWaiting: 10, maxWaitMs: 1_000 });
+    expect(queue.meanRunMs, 'nothing known yet').to.equal(undefined);
+    await queue.run(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    expect(queue.meanRunMs).to.be.within(280, 900);
+    // Each job runs about 300 ms (or more on a busy machine): with 1 running, the 5th of five
+    // would wait 4 x that, the 3rd of three 2 x that.
+    expect(queue.admit(5), 'five would wait too long').to.equal(undefined);
+    const admission = queue.admit(2);
+    expect(admission, 'two fit').not.to.equal(undefined);
+    admission![Symbol.dispose]();
+  });
+
   it('a failing job gives its turn back', async () => {
     const queue = new WorkQueue({ concurrency: 1, maxWaiting: 0, maxWaitMs: 100 });
     expect(await reasonOf(queue.run(async () => Promise.reject(new Error('boom'))))).to.equal('Error: boom');
