@@ -23,7 +23,11 @@ export interface SharpImageNormalizerOptions {
   readonly maxPixels: number;
   /** Jobs at once (default: one per core, at most 3; see sharp-setup.ts). */
   readonly concurrency?: number;
-  /** Jobs admitted beyond those running (default 8 per running job: four requests of four photos fit, a flood does not). */
+  /**
+   * Jobs admitted beyond those running (default 16 per running job: eight requests of four
+   * images on 2 cores). With the admission's estimate of the wait (work-queue.ts) and the byte
+   * budget, this bound only decides before the first job's run time is known.
+   */
   readonly maxWaiting?: number;
   /** How long a job may wait for its turn (default 5 s). */
   readonly maxWaitMs?: number;
@@ -58,7 +62,7 @@ export class SharpImageNormalizer implements ImageNormalizer {
     this.#maxPixels = options.maxPixels;
     this.#timeoutSeconds = options.timeoutSeconds ?? 10;
     const concurrency = options.concurrency ?? defaultNormalizerConcurrency();
-    this.#queue = new WorkQueue({ concurrency, maxWaiting: options.maxWaiting ?? 8 * concurrency, maxWaitMs: options.maxWaitMs ?? 5_000 });
+    this.#queue = new WorkQueue({ concurrency, maxWaiting: options.maxWaiting ?? 16 * concurrency, maxWaitMs: options.maxWaitMs ?? 5_000 });
     configureSharp(concurrency);
   }
 
