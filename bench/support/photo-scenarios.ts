@@ -33,8 +33,11 @@ export interface PhotoFigures {
   readonly photoBytes: readonly number[];
   /** The four originals in base64: what each Gemini request carried before normalization. */
   readonly originalsBase64Bytes: number;
-  /** CPU (all threads) to normalize one photo, one at a time: without and with a Display P3 profile. */
-  readonly cpuMsPerPhoto: { readonly srgb: number; readonly p3: number };
+  /**
+   * CPU (all threads) to normalize one photo, one at a time: as made (EXIF and the sRGB ICC
+   * profile libvips writes with it), with a Display P3 profile instead (iPhones), with none.
+   */
+  readonly cpuMsPerPhoto: { readonly srgb: number; readonly p3: number; readonly noProfile: number };
   readonly gemini4?: GeminiRequestFigures;
   readonly gemini50?: GeminiRequestFigures;
   readonly healthz50?: ProbeFigures;
@@ -42,14 +45,29 @@ export interface PhotoFigures {
 
 const round = (n: number): number => Math.round(n * 10) / 10;
 
-/** The photo with a Display P3 profile (an APP2 ICC_PROFILE segment after SOI), as iPhones write them. */
+const ICC_MARK = Buffer.from('ICC_PROFILE\0', 'latin1');
+
+/** The photo without its ICC profile segments (APP2 ICC_PROFILE), everything else as it was. */
+function withoutProfile(photo: Buffer): Buffer {
+  const kept: Buffer[] = [photo.subarray(0, 2)];
+  let at = 2;
+  while (at + 4 <= photo.length && photo[at] === 0xff && photo[at + 1] !== 0xda) {
+    const end = at + 2 + photo.readUInt16BE(at + 2);
+    if (!(photo[at + 1] === 0xe2 && photo.subarray(at + 4, at + 4 + ICC_MARK.length).equals(ICC_MARK))) kept.push(photo.subarray(at, end));
+    at = end;
+  }
+  return Buffer.concat([...kept, photo.subarray(at)]);
+}
+
+/** The photo with a Display P3 profile in place of its own, as iPhones write them. */
 async function withP3(photo: Buffer): Promise<Buffer> {
   const { icc } = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } }).jpeg().withIccProfile('p3').toBuffer().then((b) => sharp(b).metadata());
   if (icc === undefined) throw new Error('no P3 profile');
   const head = Buffer.alloc(4);
   head.writeUInt16BE(0xffe2, 0);
   head.writeUInt16BE(2 + 14 + icc.length, 2);
-  return Buffer.concat([photo.subarray(0, 2), head, Buffer.from('ICC_PROFILE\0\x01\x01', 'latin1'), icc, photo.subarray(2)]);
+  const bare = withoutProfile(photo);
+  return Buffer.concat([bare.subarray(0, 2), head, ICC_MARK, Buffer.from([1, 1]), icc, bare.subarray(2)]);
 }
 
 async function cpuMsPerPhoto(photos: readonly Buffer[], rounds = 3): Promise<number> {
@@ -72,8 +90,12 @@ export async function runPhotoScenarios(ctx: PhotoScenarioContext): Promise<Phot
   const bytes = photos.map((p) => p.bytes);
   const originalsBase64Bytes = bytes.reduce((sum, b) => sum + 4 * Math.ceil(b.length / 3), 0);
   ctx.log(`photos: ${bytes.map((b) => (b.length / 1e6).toFixed(2)).join(', ')} MB; measuring the CPU of normalization ...`);
-  const cpu = { srgb: await cpuMsPerPhoto(bytes), p3: await cpuMsPerPhoto(await Promise.all(bytes.map(withP3))) };
-  ctx.log(`normalization: ${cpu.srgb} ms CPU per photo (${cpu.p3} ms with a Display P3 profile)`);
+  const cpu = {
+    srgb: await cpuMsPerPhoto(bytes),
+    p3: await cpuMsPerPhoto(await Promise.all(bytes.map(withP3))),
+    noProfile: await cpuMsPerPhoto(bytes.map(withoutProfile)),
+  };
+  ctx.log(`normalization: ${cpu.srgb} ms CPU per photo (Display P3 profile: ${cpu.p3} ms, no profile: ${cpu.noProfile} ms)`);
 
   let server: PhotoServer | undefined;
   let gemini: BenchGemini | undefined;

@@ -45,7 +45,7 @@ export function checkPhotoTargets(rows: readonly ScenarioRow[], photos: PhotoFig
   if (photos) {
     checks.push({
       target: 'normalization CPU per 12-megapixel photo (informative)',
-      figure: `${photos.cpuMsPerPhoto.srgb} ms (${photos.cpuMsPerPhoto.p3} ms with a Display P3 profile)`,
+      figure: `${photos.cpuMsPerPhoto.srgb} ms as made (sRGB profile); Display P3 ${photos.cpuMsPerPhoto.p3} ms; no profile ${photos.cpuMsPerPhoto.noProfile} ms`,
       met: null,
     });
   }

@@ -7,11 +7,13 @@
 // maxDimension on its long side, and re-encoded: JPEG, or PNG (WebP for a WebP source) when it
 // has transparency. Nothing of the original's metadata is written: sharp writes none unless
 // asked (no keepMetadata/withMetadata here), so EXIF with GPS, XMP, IPTC, ICC and comments go.
+// The header is read first, alone: the type and the pixel count are checked before any decoding.
 import sharp from 'sharp';
 import type { Metadata, Sharp } from 'sharp';
 import { ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
 import type { ImageMimeType } from './image-fetcher.ts';
 import type { ImageNormalizer, Normalization } from './image-normalizer.ts';
+import { isSrgbProfile } from './icc-profile.ts';
 import { configureSharp, defaultNormalizerConcurrency } from './sharp-setup.ts';
 import { WorkQueue } from './work-queue.ts';
 import type { Admission } from './work-queue.ts';
@@ -83,9 +85,12 @@ export class SharpImageNormalizer implements ImageNormalizer {
     try {
       // limitInputPixels refuses a bomb from its header, before any pixel is decoded; failOn
       // 'error' refuses corrupt and truncated data (libjpeg's mere warnings pass, as phones need).
-      const image = sharp(bytes, { limitInputPixels: this.#maxPixels, failOn: 'error', pages: 1, animated: false });
-      const header = await image.metadata();
+      const options = { limitInputPixels: this.#maxPixels, failOn: 'error', pages: 1, animated: false } as const;
+      const header = await sharp(bytes, options).metadata();
       const original = this.#check(header, mimeType);
+      // An sRGB profile is skipped: converting to sRGB would change nothing and cost as much CPU
+      // as the decoding (icc-profile.ts). Every other profile is applied by toColourspace below.
+      const image = sharp(bytes, { ...options, ignoreIcc: header.icc !== undefined && isSrgbProfile(header.icc) });
       const encoded = this.#encode(
         image
           .rotate()

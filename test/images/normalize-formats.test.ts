@@ -72,6 +72,26 @@ describe('normalization: one sRGB frame, scaled down to the maximum dimension, r
     expect([normalized.mimeType, meta.depth, meta.space, normalized.width]).to.deep.equal(['image/jpeg', 'uchar', 'srgb', 200]);
   });
 
+  it('an embedded colour profile is honoured: Display P3 is converted to sRGB; an sRGB one changes nothing and is skipped', async () => {
+    // A saturated red, described in Display P3: in sRGB it is a different (more saturated) value.
+    const red = (profile: 'p3' | 'srgb') =>
+      sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 230, g: 40, b: 30 } } }).jpeg({ quality: 95 }).withIccProfile(profile).toBuffer();
+    const first = async (bytes: Buffer) => [...(await sharp(bytes).raw().toBuffer()).subarray(0, 3)];
+    const close = (a: number[], b: number[]) => a.every((v, i) => Math.abs(v - (b[i] ?? 0)) <= 3);
+
+    const p3 = await red('p3');
+    const converted = await first(await sharp(p3).toColourspace('srgb').jpeg({ quality: 95 }).toBuffer());
+    const ignored = await first(await sharp(p3, { ignoreIcc: true }).jpeg({ quality: 95 }).toBuffer());
+    expect(close(converted, ignored), 'the test colour tells P3 from sRGB').to.equal(false);
+    const fromP3 = await first((await normalizer.normalize(p3, 'image/jpeg')).normalized.bytes);
+    expect(close(fromP3, converted), `P3 converted: ${fromP3} vs ${converted}`).to.equal(true);
+
+    const srgb = await red('srgb');
+    const fromSrgb = await first((await normalizer.normalize(srgb, 'image/jpeg')).normalized.bytes);
+    const fullSrgb = await first(await sharp(srgb).toColourspace('srgb').jpeg({ quality: 95 }).toBuffer());
+    expect(close(fromSrgb, fullSrgb), `sRGB unchanged: ${fromSrgb} vs ${fullSrgb}`).to.equal(true);
+  });
+
   it('the maximum dimension is the operator\'s: IMAGE_MAX_DIMENSION decides the long side', async () => {
     const larger = new SharpImageNormalizer({ maxDimension: 700, maxPixels: 40_000_000 });
     const { normalized } = await larger.normalize(await phonePhoto({ width: 600, height: 1000 }), 'image/jpeg');
