@@ -3,6 +3,7 @@
 // 12-megapixel JPEGs of 3 to 6 MB with EXIF and GPS. Two loads: 4 connections (what this machine
 // sustains: only 201s) and 50 (overload: bounded answers, fast 503s, /healthz still quick).
 // Also the CPU cost of normalizing one photo, measured here with the service's own normalizer.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AutocannonRequestStep } from 'autocannon';
 import sharp from 'sharp';
 import { SharpImageNormalizer } from '../../src/images/sharp-normalizer.ts';
@@ -41,6 +42,8 @@ export interface PhotoFigures {
   readonly gemini4?: GeminiRequestFigures;
   readonly gemini50?: GeminiRequestFigures;
   readonly healthz50?: ProbeFigures;
+  /** The same probe on the same process for 3 s before the load: what the machine gives an idle service. */
+  readonly healthzIdle?: ProbeFigures;
 }
 
 const round = (n: number): number => Math.round(n * 10) / 10;
@@ -124,6 +127,9 @@ export async function runPhotoScenarios(ctx: PhotoScenarioContext): Promise<Phot
 
     gemini.reset();
     service = await ctx.startService('service (gemini, photos, overload)', env);
+    const idle = startHealthProber(service.url);
+    await sleep(3_000);
+    figures.healthzIdle = await idle.stop();
     const prober = startHealthProber(service.url);
     try {
       await ctx.scenario('photos50', 'Gemini, 4 photos of 3-6 MB, 50 connections', service, {
@@ -138,7 +144,10 @@ export async function runPhotoScenarios(ctx: PhotoScenarioContext): Promise<Phot
       figures.healthz50 = await prober.stop();
     }
     figures.gemini50 = requestFigures(gemini);
-    ctx.log(`GET /healthz during the overload: p99 ${figures.healthz50.latencyMs.p99} ms over ${figures.healthz50.probes} probes`);
+    ctx.log(
+      `GET /healthz during the overload: p99 ${figures.healthz50.latencyMs.p99} ms over ${figures.healthz50.probes} probes ` +
+        `(idle before it: p99 ${figures.healthzIdle.latencyMs.p99} ms)`,
+    );
     await ctx.stopService(service);
   } finally {
     await server?.close();
