@@ -30,7 +30,7 @@ const WITH_BASELINE = process.env.BENCH_SKIP_BASELINE !== '1';
 const ONLY_IMAGES = process.env.BENCH_ONLY === 'images';
 // The service runs exactly as `npm start` runs it (its node flags from package.json), plus any
 // flags the operator of the bench adds.
-const START_NODE_ARGS = startNodeArgs();
+const { env: START_ENV, args: START_NODE_ARGS } = startCommand();
 const SERVICE_NODE_ARGS = [...START_NODE_ARGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 const CONNECTIONS = 50;
 const QUOTA_ROWS = 1_000_000;
@@ -60,11 +60,17 @@ process.once('SIGINT', () => {
   void cleanup().finally(() => process.exit(130));
 });
 
-function startNodeArgs(): string[] {
+/** `npm start` as `[NAME=value ...] node [flags] src/main.ts`: its environment and its node flags. */
+function startCommand(): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error('bench: package.json start is not `node [flags] src/main.ts`');
-  return words.slice(1, -1);
+  const env: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = (words.shift() as string).split('=');
+    env[name as string] = value.join('=');
+  }
+  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error('bench: package.json start is not `[NAME=value] node [flags] src/main.ts`');
+  return { env, args: words.slice(1, -1) };
 }
 
 async function start(name: string, script: string, env: Record<string, string>, readyPath: string, nodeArgs: string[] = []) {
@@ -80,6 +86,9 @@ async function stop(child: NodeChild): Promise<void> {
 
 function serviceEnv(dbUrl: string, delayMs: number): Record<string, string> {
   return {
+    ...START_ENV,
+    // A MALLOC_ARENA_MAX of the bench's own environment wins, to compare allocator settings.
+    ...(process.env.MALLOC_ARENA_MAX === undefined ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX }),
     DATABASE_URL: dbUrl,
     HOST: '127.0.0.1',
     // warn: no access-log line per request (the port is chosen by the bench, see processes.ts).

@@ -9,6 +9,7 @@ import { ImageFetchError, unavailable } from './image-fetch-error.ts';
 import type { FetchedImage, ImageFetcher } from './image-fetcher.ts';
 import type { ImageFacts, ImageNormalizer } from './image-normalizer.ts';
 import { ImageSet } from './image-set.ts';
+import { releaseBytes } from './release-bytes.ts';
 import type { HeldImage } from './image-set.ts';
 import type { Admission } from './work-queue.ts';
 
@@ -73,7 +74,14 @@ export class ImageBoundary {
   }
 
   async #normalize(fetched: FetchedImage, lease: BudgetLease, signal: AbortSignal, admission: Admission | undefined): Promise<HeldImage> {
-    const { original, normalized } = await this.#normalizer.normalize(fetched.bytes, fetched.mimeType, signal, admission);
+    let normalization;
+    try {
+      normalization = await this.#normalizer.normalize(fetched.bytes, fetched.mimeType, signal, admission);
+    } finally {
+      // The original's last use (R39): its memory goes now, as its budget does below.
+      releaseBytes(fetched.bytes);
+    }
+    const { original, normalized } = normalization;
     const facts: ImageFacts = { mimeType: normalized.mimeType, sizeBytes: normalized.sizeBytes, width: normalized.width, height: normalized.height };
     // R39: the original leaves the budget here; the normalized bytes and their planned copies enter.
     if (!lease.exchange(fetched.sizeBytes, normalized.sizeBytes + this.#copyBytes(facts))) throw unavailable('budget');
