@@ -223,9 +223,10 @@ async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; c
   await scenario('images', 'POST with 4 images of 2 MiB', service, {
     requests: [postStep(customers.images.apiKey, imageRequest(images.urls))],
     readErrorCodes: true,
-    // 50 x 4 x 2 MiB can exceed IMAGE_BYTES_IN_FLIGHT_MAX (256 MiB): the fetcher then answers
-    // 503 remote_evidence_image_unavailable at once, never queues (R22, src/images/README.md).
-    // That is the service's designed overload answer, reported in the table, not a failure.
+    // 50 x 4 images exceed what the normalization queue admits (R38) and can exceed
+    // IMAGE_BYTES_IN_FLIGHT_MAX: the service then answers 503 remote_evidence_image_unavailable
+    // at once, never queues (R22, src/images/README.md). That is the service's designed overload
+    // answer, reported in the table, not a failure.
     expected: (status, code) => status === 201 || (status === 503 && code === 'remote_evidence_image_unavailable'),
   });
   log(`image server answered ${images.served()} image requests`);
