@@ -57,6 +57,10 @@ describe('image evidence end to end: fetched through the boundary and stored as 
     const counts = await countCustomerRows(customer.customerId);
     expect(counts.evidence_report).to.equal(1);
     expect(counts.usage_record).to.equal(1);
+    // The offline generator reads the normalized images' metadata (R25, R38): four JPEGs of their normalized size.
+    const normalizedBytes = stored.images.reduce((sum, image) => sum + image.normalized.sizeBytes, 0);
+    const description = (stored.result as { description: string }).description;
+    expect(description).to.include(`4 images attached (image/jpeg; ${(normalizedBytes / 1024).toFixed(1)} KiB)`);
   });
 
   for (const served of ALL) {
