@@ -1,5 +1,6 @@
 // `npm run bench` (issue 6, "Benchmark"): the service against real PostgreSQL in a fresh
-// database, the offline generator, loopback only. Prints a table and the issue's targets
+// database, the offline generator (and for the photo scenarios of issue 12 the Gemini adapter
+// against a local fake Gemini), loopback only. Prints a table and the issue's targets
 // (met / not met: speed goals are reported, never asserted) and writes the figures to
 // bench/results/<timestamp>.json. Exits 1 only when a scenario saw an unexpected outcome
 // (a socket error, a timeout, or a status the scenario should not produce).
@@ -8,6 +9,7 @@
 // BENCH_DURATION_S (10), BENCH_WARMUP_S (2), BENCH_SKIP_BASELINE=1,
 // BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service),
 // BENCH_ONLY=observability (only the POST scenarios with metrics and tracing off and on, issue 13).
+// BENCH_ONLY=images (only the image scenarios: the offline one and the Gemini photo ones of issue 12).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -18,6 +20,8 @@ import { startOtlpSink } from './support/otlp-sink.ts';
 import { cpuSeconds } from './support/cpu.ts';
 import { measureTelemetryCost } from './support/telemetry-cost.ts';
 import { runLoad, type LoadSpec } from './support/load.ts';
+import { runPhotoScenarios, type PhotoFigures } from './support/photo-scenarios.ts';
+import { checkPhotoTargets } from './support/photo-targets.ts';
 import { freePort, REPO_ROOT, runNode, startNodeChild, type NodeChild } from './support/processes.ts';
 import { renderObservability, renderStatements, renderTable, renderTargets, type ScenarioRow } from './support/report.ts';
 import { checkTargets } from './support/targets.ts';
@@ -30,9 +34,10 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 const WITH_BASELINE = process.env.BENCH_SKIP_BASELINE !== '1';
 const ONLY_OBSERVABILITY = process.env.BENCH_ONLY === 'observability';
+const ONLY_IMAGES = process.env.BENCH_ONLY === 'images';
 // The service runs exactly as `npm start` runs it (its node flags from package.json), plus any
 // flags the operator of the bench adds.
-const START_NODE_ARGS = startNodeArgs();
+const { env: START_ENV, args: START_NODE_ARGS } = startCommand();
 const SERVICE_NODE_ARGS = [...START_NODE_ARGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 const CONNECTIONS = 50;
 const QUOTA_ROWS = 1_000_000;
@@ -64,11 +69,17 @@ process.once('SIGINT', () => {
   void cleanup().finally(() => process.exit(130));
 });
 
-function startNodeArgs(): string[] {
+/** `npm start` as `[NAME=value ...] node [flags] src/main.ts`: its environment and its node flags. */
+function startCommand(): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error('bench: package.json start is not `node [flags] src/main.ts`');
-  return words.slice(1, -1);
+  const env: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = (words.shift() as string).split('=');
+    env[name as string] = value.join('=');
+  }
+  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error('bench: package.json start is not `[NAME=value] node [flags] src/main.ts`');
+  return { env, args: words.slice(1, -1) };
 }
 
 async function start(name: string, script: string, env: Record<string, string>, readyPath: string, nodeArgs: string[] = []) {
@@ -84,6 +95,9 @@ async function stop(child: NodeChild): Promise<void> {
 
 function serviceEnv(dbUrl: string, delayMs: number): Record<string, string> {
   return {
+    ...START_ENV,
+    // A MALLOC_ARENA_MAX of the bench's own environment wins, to compare allocator settings.
+    ...(process.env.MALLOC_ARENA_MAX === undefined ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX }),
     DATABASE_URL: dbUrl,
     HOST: '127.0.0.1',
     // warn: no access-log line per request (the port is chosen by the bench, see processes.ts).
@@ -201,16 +215,21 @@ async function observabilityScenarios(dbUrl: string, apiKey: string, warmupKey: 
   }
 }
 
-async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; counter: number }; otlp?: Awaited<ReturnType<typeof observabilityScenarios>> }> {
+async function run(): Promise<{
+  quotaInsert?: { rows: number; seconds: number; counter: number };
+  photos?: PhotoFigures;
+  otlp?: Awaited<ReturnType<typeof observabilityScenarios>>;
+}> {
   database = await createBenchDatabase(ADMIN_URL);
   log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
   const dbUrl = database.url;
 
-  if (!ONLY_OBSERVABILITY) {
+  if (!ONLY_OBSERVABILITY && !ONLY_IMAGES) {
     const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
     await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
     await stop(ceiling);
   }
+
   let service = await start('service', 'src/main.ts', serviceEnv(dbUrl, 0), '/readyz', SERVICE_NODE_ARGS);
   const customers = {
     post: await bootstrapCustomer(dbUrl, 'post'),
@@ -218,6 +237,7 @@ async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; c
     baseline: await bootstrapCustomer(dbUrl, 'baseline'),
     images: await bootstrapCustomer(dbUrl, 'images'),
     slow: await bootstrapCustomer(dbUrl, 'slow'),
+    photos: await bootstrapCustomer(dbUrl, 'photos'),
     warmup: await bootstrapCustomer(dbUrl, 'warm-up'),
   };
   await warmUp(service, customers.warmup.apiKey);
@@ -226,7 +246,7 @@ async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; c
     return { otlp: await observabilityScenarios(dbUrl, customers.post.apiKey, customers.warmup.apiKey) };
   }
 
-  if (WITH_BASELINE) {
+  if (WITH_BASELINE && !ONLY_IMAGES) {
     // The same hand-written handler on two frameworks (support/baseline-handler.ts, issue 11).
     for (const [key, label, script] of [
       ['baseline', 'baseline Koa+pg POST (auth, SUM, 2-insert tx)', 'bench/baseline-server.ts'],
@@ -243,48 +263,62 @@ async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; c
     log(pgbenchTps === undefined ? 'pgbench is not installed: its comparison is n/a' : `pgbench: ${pgbenchTps} transactions/s`);
   }
 
-  // GET before the POST runs: the quota customer has 0 records, and PostgreSQL has no
-  // after-work of thousands of inserts (WAL, autovacuum) still running.
-  await scenario('get', 'GET usage, 0 records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
-  await scenario('getSingle', 'GET usage, 0 records, 1 connection', service, {
-    ...singleConnection,
-    requests: [getUsageStep(customers.quota.apiKey)],
-    expected: only(200),
-  });
-  await scenario('post', 'POST report, no Idempotency-Key', service, { requests: [postStep(customers.post.apiKey)], expected: only(201) });
-  await scenario('postIdempotent', 'POST report, distinct Idempotency-Key', service, {
-    requests: [withDistinctKey(postStep(customers.post.apiKey))],
-    expected: only(201),
-  });
+  let quotaInsert: { rows: number; seconds: number; counter: number } | undefined;
+  if (!ONLY_IMAGES) {
+    // GET before the POST runs: the quota customer has 0 records, and PostgreSQL has no
+    // after-work of thousands of inserts (WAL, autovacuum) still running.
+    await scenario('get', 'GET usage, 0 records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
+    await scenario('getSingle', 'GET usage, 0 records, 1 connection', service, {
+      ...singleConnection,
+      requests: [getUsageStep(customers.quota.apiKey)],
+      expected: only(200),
+    });
+    await scenario('post', 'POST report, no Idempotency-Key', service, { requests: [postStep(customers.post.apiKey)], expected: only(201) });
+    await scenario('postIdempotent', 'POST report, distinct Idempotency-Key', service, {
+      requests: [withDistinctKey(postStep(customers.post.apiKey))],
+      expected: only(201),
+    });
 
-  log(`inserting ${QUOTA_ROWS} usage records for the quota customer ...`);
-  const insertStarted = performance.now();
-  const counter = await insertUsageRecords(dbUrl, customers.quota.customerId, QUOTA_ROWS);
-  const quotaInsert = { rows: QUOTA_ROWS, seconds: Math.round((performance.now() - insertStarted) / 100) / 10, counter };
-  log(`inserted in ${quotaInsert.seconds} s; usage_counter says ${counter}`);
-  if (counter !== QUOTA_ROWS) throw new Error(`usage_counter is ${counter} after inserting ${QUOTA_ROWS} records`);
+    log(`inserting ${QUOTA_ROWS} usage records for the quota customer ...`);
+    const insertStarted = performance.now();
+    const counter = await insertUsageRecords(dbUrl, customers.quota.customerId, QUOTA_ROWS);
+    quotaInsert = { rows: QUOTA_ROWS, seconds: Math.round((performance.now() - insertStarted) / 100) / 10, counter };
+    log(`inserted in ${quotaInsert.seconds} s; usage_counter says ${counter}`);
+    if (counter !== QUOTA_ROWS) throw new Error(`usage_counter is ${counter} after inserting ${QUOTA_ROWS} records`);
 
-  await scenario('get1m', 'GET usage, 1M records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
-  await scenario('get1mSingle', 'GET usage, 1M records, 1 connection', service, {
-    ...singleConnection,
-    requests: [getUsageStep(customers.quota.apiKey)],
-    expected: only(200),
-  });
-  await scenario('post1m', 'POST report, 1M records in month', service, { requests: [postStep(customers.quota.apiKey)], expected: only(201) });
+    await scenario('get1m', 'GET usage, 1M records in month', service, { requests: [getUsageStep(customers.quota.apiKey)], expected: only(200) });
+    await scenario('get1mSingle', 'GET usage, 1M records, 1 connection', service, {
+      ...singleConnection,
+      requests: [getUsageStep(customers.quota.apiKey)],
+      expected: only(200),
+    });
+    await scenario('post1m', 'POST report, 1M records in month', service, { requests: [postStep(customers.quota.apiKey)], expected: only(201) });
+  }
 
   images = await startImageServer(IMAGE_BYTES);
   await scenario('images', 'POST with 4 images of 2 MiB', service, {
     requests: [postStep(customers.images.apiKey, imageRequest(images.urls))],
     readErrorCodes: true,
-    // 50 x 4 x 2 MiB can exceed IMAGE_BYTES_IN_FLIGHT_MAX (256 MiB): the fetcher then answers
-    // 503 remote_evidence_image_unavailable at once, never queues (R22, src/images/README.md).
-    // That is the service's designed overload answer, reported in the table, not a failure.
+    // 50 x 4 images exceed what the normalization queue admits (R38) and can exceed
+    // IMAGE_BYTES_IN_FLIGHT_MAX: the service then answers 503 remote_evidence_image_unavailable
+    // at once, never queues (R22, src/images/README.md). That is the service's designed overload
+    // answer, reported in the table, not a failure.
     expected: (status, code) => status === 201 || (status === 503 && code === 'remote_evidence_image_unavailable'),
   });
   log(`image server answered ${images.served()} image requests`);
   await images.close();
   images = undefined;
   await stop(service);
+
+  const photos = await runPhotoScenarios({
+    scenario,
+    startService: (name, env) => start(name, 'src/main.ts', env, '/readyz', SERVICE_NODE_ARGS),
+    stopService: stop,
+    serviceEnv: serviceEnv(dbUrl, 0),
+    apiKey: customers.photos.apiKey,
+    log,
+  });
+  if (ONLY_IMAGES) return { quotaInsert, photos };
 
   service = await start('service (2 s generator)', 'src/main.ts', serviceEnv(dbUrl, SLOW_DELAY_MS), '/readyz', SERVICE_NODE_ARGS);
   await warmUp(service, customers.warmup.apiKey);
@@ -314,7 +348,7 @@ async function run(): Promise<{ quotaInsert?: { rows: number; seconds: number; c
   statements = await measureStatements({ dbUrl, start: (env) => start('service (counted)', 'src/main.ts', { ...serviceEnv(dbUrl, 0), ...env }, '/readyz', SERVICE_NODE_ARGS), stop, apiKey: customers.post.apiKey });
   for (const row of statements) log(`${row.request}: ${row.statementsPerRequest} statements, ${row.roundTripsPerRequest} round trips, ${row.commitsPerRequest} commits per request`);
   const otlp = await observabilityScenarios(dbUrl, customers.post.apiKey, customers.warmup.apiKey);
-  return { quotaInsert, otlp };
+  return { quotaInsert, photos, otlp };
 }
 
 const startedAt = new Date();
@@ -330,7 +364,12 @@ try {
   await cleanup();
 }
 
-const checks = checkTargets(rows, { slowRequests: SLOW_REQUESTS, referenceBaselineRps: REFERENCE_BASELINE_RPS, pgbenchTps, statements });
+const checks = [
+  ...(ONLY_IMAGES || ONLY_OBSERVABILITY
+    ? []
+    : checkTargets(rows, { slowRequests: SLOW_REQUESTS, referenceBaselineRps: REFERENCE_BASELINE_RPS, pgbenchTps, statements })),
+  ...(extra?.photos ? checkPhotoTargets(rows, extra.photos) : []),
+];
 const loadAfter = loadavg().map((n) => Math.round(n * 100) / 100);
 const machine = {
   node: process.version,
@@ -355,7 +394,7 @@ if (extra?.quotaInsert) {
 }
 const observability = renderObservability(rows, extra?.otlp);
 if (observability) console.log(`\nObservability (issue 13; reported, not enforced):\n${observability}`);
-if (!ONLY_OBSERVABILITY) console.log(`\nTargets (issues 6 and 11; reported, not enforced):\n${renderTargets(checks)}`);
+if (!ONLY_OBSERVABILITY) console.log(`\nTargets (issues 6, 11 and 12; reported, not enforced):\n${renderTargets(checks)}`);
 
 const results = {
   startedAt: startedAt.toISOString(),
@@ -370,12 +409,14 @@ const results = {
     slowDelayMs: SLOW_DELAY_MS,
     slowRequests: SLOW_REQUESTS,
     baseline: WITH_BASELINE,
+    only: process.env.BENCH_ONLY,
   },
   scenarios: Object.fromEntries(rows.map((r) => [r.key, { label: r.label, process: r.target, ...r.figures }])),
   quotaInsert: extra?.quotaInsert,
   pgbenchTps,
   statements,
   otlp: extra?.otlp,
+  photos: extra?.photos,
   targets: checks,
   error: failure === undefined ? undefined : String(failure),
 };

@@ -21,7 +21,10 @@ import { getCurrentUsage } from './http/handlers/get-current-usage.ts';
 import { PgIdempotencyStore } from './idempotency/pg-idempotency-store.ts';
 import { ByteBudget } from './images/byte-budget.ts';
 import { HttpImageFetcher } from './images/http-image-fetcher.ts';
+import { ImageBoundary } from './images/image-boundary.ts';
 import type { ImageFetcher } from './images/image-fetcher.ts';
+import type { ImageNormalizer } from './images/image-normalizer.ts';
+import { SharpImageNormalizer } from './images/sharp-normalizer.ts';
 import { createFlexibleRateLimiter } from './rate-limit/flexible-rate-limiter.ts';
 import { CreateEvidenceReport } from './reports/create-evidence-report.ts';
 import { PgReportRepository } from './reports/pg-report-repository.ts';
@@ -33,6 +36,7 @@ import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
 export interface ServiceOverrides {
   clock?: Clock;
   imageFetcher?: ImageFetcher;
+  imageNormalizer?: ImageNormalizer;
   generator?: ReportGenerator;
   /** An open database; the service then neither migrates nor closes it. */
   database?: Database;
@@ -84,6 +88,24 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     bounds: { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
   });
   const validateResult = createResultValidator(contract.document);
+  const generator = overrides.generator ?? (await createReportGenerator(config, contract.document, logger));
+  // One normalizer queue (R38) on the one budget of every image byte the process holds (R39).
+  const images = new ImageBoundary({
+    fetcher:
+      overrides.imageFetcher ??
+      new HttpImageFetcher({
+        maxBytes: config.imageMaxBytes,
+        timeoutMs: config.imageFetchTimeoutMs,
+        maxRedirects: config.imageMaxRedirects,
+        concurrency: config.imageFetchConcurrency,
+        budget: imageBudget,
+        allowCidrs: config.remoteImageAllowCidrs,
+      }),
+    normalizer:
+      overrides.imageNormalizer ?? new SharpImageNormalizer({ maxDimension: config.imageMaxDimension, maxPixels: config.imageMaxPixels }),
+    budget: imageBudget,
+    generatorCopyBytes: (image) => generator.imageCopyBytes?.(image) ?? 0,
+  });
   const idempotency = new PgIdempotencyStore({
     sql,
     clock,
@@ -102,17 +124,8 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     rateLimiter,
     idempotency,
     reports: new PgReportRepository(sql),
-    imageFetcher:
-      overrides.imageFetcher ??
-      new HttpImageFetcher({
-        maxBytes: config.imageMaxBytes,
-        timeoutMs: config.imageFetchTimeoutMs,
-        maxRedirects: config.imageMaxRedirects,
-        concurrency: config.imageFetchConcurrency,
-        budget: imageBudget,
-        allowCidrs: config.remoteImageAllowCidrs,
-      }),
-    generator: overrides.generator ?? (await createReportGenerator(config, contract.document, logger)),
+    images,
+    generator,
     validateResult,
     telemetry,
   });

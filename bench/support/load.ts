@@ -30,6 +30,8 @@ export interface LoadFigures {
   requestsPerSec: number;
   successPerSec: number;
   latencyMs: { p50: number; p99: number; max: number };
+  /** The same, per status code (a fast 503 and a slow 201 are different stories). */
+  latencyMsByStatus: Record<string, { p50: number; p99: number; max: number }>;
   statuses: Record<string, number>;
   errorCodes: Record<string, number>;
   socketErrors: number;
@@ -64,6 +66,7 @@ async function drive(spec: LoadSpec): Promise<LoadFigures> {
   if (spec.warmupS > 0) await autocannon({ ...base, duration: spec.warmupS, requests: spec.requests });
 
   const latencies: number[] = [];
+  const byStatus: Record<string, number[]> = {};
   const statuses: Record<string, number> = {};
   const errorCodes: Record<string, number> = {};
   let unexpected = 0;
@@ -88,12 +91,14 @@ async function drive(spec: LoadSpec): Promise<LoadFigures> {
   });
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     latencies.push(ms);
+    (byStatus[status] ??= []).push(ms);
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (!spec.readErrorCodes && !spec.expected(status, undefined)) unexpected++;
   });
   const result = await instance;
   const elapsedS = (performance.now() - started) / 1000;
   const sorted = Float64Array.from(latencies).sort();
+  const summary = (s: Float64Array) => ({ p50: round(percentile(s, 50)), p99: round(percentile(s, 99)), max: round(percentile(s, 100)) });
   const success = Object.entries(statuses)
     .filter(([status]) => status.startsWith('2'))
     .reduce((sum, [, count]) => sum + count, 0);
@@ -103,7 +108,8 @@ async function drive(spec: LoadSpec): Promise<LoadFigures> {
     responses: latencies.length,
     requestsPerSec: round(latencies.length / elapsedS, 1),
     successPerSec: round(success / elapsedS, 1),
-    latencyMs: { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(percentile(sorted, 100)) },
+    latencyMs: summary(sorted),
+    latencyMsByStatus: Object.fromEntries(Object.entries(byStatus).map(([status, ms]) => [status, summary(Float64Array.from(ms).sort())])),
     statuses,
     errorCodes,
     socketErrors: result.errors - result.timeouts,

@@ -51,6 +51,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Length of the base64 text of `bytes` bytes. */
+export const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
+
 export class GeminiReportGenerator implements ReportGenerator {
   readonly #client: GoogleGenAI;
   readonly #model: string;
@@ -76,6 +79,15 @@ export class GeminiReportGenerator implements ReportGenerator {
     this.#retryDelayMs = options.retryDelayMs ?? 250;
     this.#minRetryWindowMs = options.minRetryWindowMs ?? Math.min(5_000, Math.floor(options.timeoutMs / 2));
     this.#temperature = options.temperature ?? 0.2;
+  }
+
+  /**
+   * R39: an image travels inline as base64 (buildUserParts), and @google/genai sends the request
+   * as JSON.stringify of the whole body, which fetch then encodes to bytes: three copies of the
+   * base64 text live until the call returns (the SDK's own objects share the part strings).
+   */
+  imageCopyBytes(image: { readonly sizeBytes: number }): number {
+    return 3 * base64Length(image.sizeBytes);
   }
 
   async generate(input: GenerationInput, signal?: AbortSignal): Promise<GenerationOutput> {

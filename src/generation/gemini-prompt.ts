@@ -39,6 +39,8 @@ export function buildUserParts(input: GenerationInput): Part[] {
       image: index + 1,
       mimeType: image.mimeType,
       sizeBytes: image.sizeBytes,
+      width: image.width,
+      height: image.height,
     })),
   };
   const parts: Part[] = [
@@ -50,7 +52,7 @@ export function buildUserParts(input: GenerationInput): Part[] {
   ];
   for (const [index, image] of input.images.entries()) {
     parts.push({ text: `Image ${index + 1} of ${input.images.length} (${image.mimeType}):` });
-    // Exactly the bytes the image boundary fetched, base64 as the REST API wants them.
+    // Exactly the bytes the image boundary normalized (R38), base64 as the REST API wants them.
     parts.push({ inlineData: { mimeType: image.mimeType, data: image.bytes.toString('base64') } });
   }
   return parts;

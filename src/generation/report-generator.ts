@@ -8,11 +8,13 @@ export type ReportResult = components['schemas']['ReportResult'];
 export type OperationalContext = components['schemas']['OperationalContext'];
 export type ImageMimeType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 
+/** One image as the generator gets it: normalized by the image boundary (R38), never the original. */
 export interface GenerationImage {
   readonly mimeType: ImageMimeType;
   readonly bytes: Buffer;
   readonly sizeBytes: number;
-  readonly sha256: string;
+  readonly width: number;
+  readonly height: number;
 }
 
 export interface GenerationInput {
@@ -20,7 +22,7 @@ export interface GenerationInput {
   /** Output-language guidance from the request, when given. */
   readonly language: string | undefined;
   readonly text: string | undefined;
-  /** Image bytes fetched by the service; URLs never reach a generator (spec section 1, R22). */
+  /** Normalized image bytes (R38); URLs and originals never reach a generator (spec section 1, R22). */
   readonly images: readonly GenerationImage[];
 }
 
@@ -42,6 +44,13 @@ export interface GenerationOutput {
 
 export interface ReportGenerator {
   generate(input: GenerationInput, signal?: AbortSignal): Promise<GenerationOutput>;
+  /**
+   * R39: bytes of image data this generator holds while it generates besides the image itself
+   * (an encoding of it, the request body that carries it), for one image of `sizeBytes`. The
+   * pipeline reserves them on the image byte budget before step 8 and gives them back after the
+   * call. Absent: none (the offline generator reads metadata only).
+   */
+  imageCopyBytes?(image: { readonly sizeBytes: number }): number;
 }
 
 /**

@@ -1,6 +1,8 @@
-// The process-wide budget of image bytes in flight (issue 3): one instance is
-// built by the composition root and shared by the fetcher; over budget, the
-// image is unavailable (503), never queued in memory.
+// The process-wide budget of image bytes in flight (issue 3, R39): one instance is
+// built by the composition root and shared by every request; over budget, the
+// image is unavailable (503), never queued in memory. It counts every copy a request
+// holds: originals until normalized, then normalized bytes and the generator's
+// copies (base64 parts, request body), all on one BudgetLease per request.
 
 export class ByteBudget {
   readonly limit: number;
@@ -27,7 +29,7 @@ export class ByteBudget {
   }
 }
 
-/** The reservations of one fetch call, all released when the call ends, whatever its outcome. */
+/** The reservations of one request (or one fetch call), released together, whatever the outcome. */
 export class BudgetLease {
   readonly #budget: ByteBudget;
   #held = 0;
@@ -36,10 +38,27 @@ export class BudgetLease {
     this.#budget = budget;
   }
 
+  /** What this lease holds now. */
+  get held(): number {
+    return this.#held;
+  }
+
   tryReserve(bytes: number): boolean {
     if (!this.#budget.tryReserve(bytes)) return false;
     this.#held += bytes;
     return true;
+  }
+
+  /**
+   * Replaces `from` held bytes by `to` (an original by its normalized copy, R39): gives back
+   * the difference, or reserves it when `to` is larger; false (nothing changed) when over budget.
+   */
+  exchange(from: number, to: number): boolean {
+    if (to <= from) {
+      this.shrink(from - to);
+      return true;
+    }
+    return this.tryReserve(to - from);
   }
 
   /** Gives back the part of a reservation that the body did not use. */

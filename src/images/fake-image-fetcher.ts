@@ -1,9 +1,9 @@
 // A fake ImageFetcher for other modules' unit tests (style guide: ports with a real
 // and a fake adapter). No network: canned images by URL, canned failures by URL.
 import { createHash } from 'node:crypto';
-import { ImageFetchError } from './image-fetch-error.ts';
+import { ImageFetchError, ImageRefusal } from './image-fetch-error.ts';
 import type { ImageFetchErrorKind, ImageFetchReason } from './image-fetch-error.ts';
-import type { FetchedImage, ImageFetcher, ImageMimeType } from './image-fetcher.ts';
+import type { FetchedImage, FetchOptions, ImageFetcher, ImageMimeType } from './image-fetcher.ts';
 
 export interface CannedImage {
   readonly bytes: Buffer;
@@ -42,7 +42,7 @@ export class FakeImageFetcher implements ImageFetcher {
     this.#options = options;
   }
 
-  async fetch(urls: readonly string[], signal?: AbortSignal, _retainUntil?: Promise<unknown>): Promise<FetchedImage[]> {
+  async fetch<T = FetchedImage>(urls: readonly string[], signal?: AbortSignal, options: FetchOptions<T> = {}): Promise<T[]> {
     this.calls.push([...urls]);
     if (signal?.aborted) throw new ImageFetchError('unavailable', 'aborted', 0);
     const failures = this.#options.failures ?? {};
@@ -53,16 +53,20 @@ export class FakeImageFetcher implements ImageFetcher {
         throw new ImageFetchError(failure.kind, reason, index);
       }
     }
-    return urls.map((url, index) => {
+    const process = options.process ?? ((image: FetchedImage) => Promise.resolve(image as unknown as T));
+    const results: T[] = [];
+    // One at a time, in order: the canned bytes are counted on the caller's lease like real ones.
+    for (const [index, url] of urls.entries()) {
       const image = this.#options.images?.[url] ?? this.#options.defaultImage ?? TINY_PNG;
       const bytes = Buffer.from(image.bytes);
-      return {
-        index,
-        bytes,
-        mimeType: image.mimeType,
-        sizeBytes: bytes.length,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-      };
-    });
+      if (options.lease !== undefined && !options.lease.tryReserve(bytes.length)) throw new ImageFetchError('unavailable', 'budget', index);
+      const fetched = { index, bytes, mimeType: image.mimeType, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      try {
+        results.push(await process(fetched, signal ?? new AbortController().signal));
+      } catch (error) {
+        throw error instanceof ImageRefusal ? error.at(index) : new ImageFetchError('unavailable', 'unexpected', index);
+      }
+    }
+    return results;
   }
 }

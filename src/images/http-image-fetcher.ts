@@ -2,11 +2,10 @@
 // Per hop: static URL checks, one resolution, every answer checked as bytes, a
 // connection to the checked address only. One deadline per image covers DNS,
 // connect, every redirect and the body.
-import { createHash } from 'node:crypto';
 import { AddressPolicy } from './address-policy.ts';
 import { BudgetLease, ByteBudget } from './byte-budget.ts';
 import { ImageFetchError, ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
-import type { FetchedImage, ImageFetcher } from './image-fetcher.ts';
+import type { FetchedImage, FetchOptions, ImageFetcher } from './image-fetcher.ts';
 import { toImageTarget } from './image-url.ts';
 import type { ImageTarget } from './image-url.ts';
 import { ABORTED, httpGet } from './http-get.ts';
@@ -64,7 +63,7 @@ export class HttpImageFetcher implements ImageFetcher {
     this.#tlsCa = options.tlsCa;
   }
 
-  async fetch(urls: readonly string[], signal?: AbortSignal, retainUntil?: Promise<unknown>): Promise<FetchedImage[]> {
+  async fetch<T = FetchedImage>(urls: readonly string[], signal?: AbortSignal, options: FetchOptions<T> = {}): Promise<T[]> {
     // Every URL is checked before any network work, so a bad URL anywhere in the
     // request is reported at its own (lowest) index and nothing is fetched.
     const targets = urls.map((url, index) => {
@@ -80,8 +79,10 @@ export class HttpImageFetcher implements ImageFetcher {
 
     const batch = new AbortController();
     const batchSignal = signal === undefined ? batch.signal : AbortSignal.any([signal, batch.signal]);
-    const lease = new BudgetLease(this.#budget);
-    const images: FetchedImage[] = new Array<FetchedImage>(urls.length);
+    // With the caller's lease, the bytes stay counted after the call: the caller holds them.
+    const lease = options.lease ?? new BudgetLease(this.#budget);
+    const process = options.process ?? ((image: FetchedImage) => Promise.resolve(image as unknown as T));
+    const results: T[] = new Array<T>(urls.length);
     let next = 0;
     let first: ImageFetchError | undefined;
 
@@ -92,7 +93,8 @@ export class HttpImageFetcher implements ImageFetcher {
         const index = next++;
         const target = targets[index] as ImageTarget;
         try {
-          images[index] = await this.#fetchOne(index, target, batchSignal, signal, lease);
+          const image = await this.#fetchOne(index, target, batchSignal, signal, lease);
+          results[index] = await process(image, batchSignal);
         } catch (error) {
           if (first === undefined && !(error instanceof Cancelled)) {
             first = toFetchError(error, index);
@@ -103,21 +105,11 @@ export class HttpImageFetcher implements ImageFetcher {
     };
     try {
       await Promise.all(Array.from({ length: Math.min(this.#concurrency, targets.length) }, worker));
-    } catch (error) {
-      lease.releaseAll();
-      throw error;
-    }
-    if (first !== undefined || retainUntil === undefined) {
-      lease.releaseAll();
-    } else {
-      // The images are in memory until the caller is done with them: so is their budget.
-      retainUntil.then(
-        () => lease.releaseAll(),
-        () => lease.releaseAll(),
-      );
+    } finally {
+      if (options.lease === undefined) lease.releaseAll();
     }
     if (first !== undefined) throw first;
-    return images;
+    return results;
   }
 
   async #fetchOne(
@@ -146,8 +138,8 @@ export class HttpImageFetcher implements ImageFetcher {
         });
         if (result.type === 'image') {
           lease.shrink(result.reserved - result.bytes.length);
-          const { bytes, mimeType } = result;
-          return { index, bytes, mimeType, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+          const { bytes, mimeType, sha256 } = result;
+          return { index, bytes, mimeType, sizeBytes: bytes.length, sha256 };
         }
         // R22: at most maxRedirects hops, each a new target checked from scratch.
         if (redirects >= this.#maxRedirects) throw rejected('redirect_limit');

@@ -1,7 +1,8 @@
-// The only error an ImageFetcher throws (R23). Its message is one of two fixed
+// The only error the image boundary throws (R23, R38). Its message is one of two fixed
 // texts (spec section 7) and its properties name the image and a reason from a
 // closed list: never an address, DNS answer, redirect target, socket error or
-// library message, so that it can be logged and mapped to a response as is.
+// library message (libvips' included), so that it can be logged, counted
+// (ers_image_fetches_total{outcome,reason}) and mapped to a response as is.
 
 export type ImageFetchErrorKind = 'rejected' | 'unavailable';
 
@@ -24,6 +25,11 @@ export const REJECTED_REASONS = [
   'empty_body',
   'bad_response',
   'tls',
+  // R38, decoding (image-decoding.ts): bytes that do not decode as their type, that end
+  // before the image does, or that declare more than IMAGE_MAX_PIXELS pixels.
+  'undecodable',
+  'truncated',
+  'too_many_pixels',
 ] as const;
 
 /** R23 "cannot currently be retrieved safely": 503 remote_evidence_image_unavailable. */
@@ -36,7 +42,12 @@ export const UNAVAILABLE_REASONS = [
   'budget',
   'aborted',
   'unexpected',
+  // R38: the bounded queue of normalization work is full, or an image waited in it past its bound.
+  'normalizer_busy',
+  // R38: one normalization ran past its time bound (the machine is overloaded, not the image refused).
+  'normalizer_timeout',
 ] as const;
+
 
 export type RejectedReason = (typeof REJECTED_REASONS)[number];
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];

@@ -1,5 +1,6 @@
-// The ImageFetcher port (issue 3): the report pipeline's step 7 hands it the
+// The ImageFetcher port (issue 3): the image boundary (image-boundary.ts) hands it the
 // request's image URLs and gets bytes back, never URLs (R22).
+import type { BudgetLease } from './byte-budget.ts';
 
 export const IMAGE_MIME_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 export type ImageMimeType = (typeof IMAGE_MIME_TYPES)[number];
@@ -14,13 +15,26 @@ export interface FetchedImage {
   sha256: string;
 }
 
+export interface FetchOptions<T> {
+  /**
+   * The caller's lease on the byte budget (R39): every body is reserved on it and stays there
+   * after the call, for the caller to release. Without it, the call uses a lease of its own
+   * and releases it when it returns or throws.
+   */
+  readonly lease?: BudgetLease;
+  /**
+   * Runs on each image as soon as its body is complete, within the call's concurrency, and its
+   * result takes the image's place (the boundary normalizes here, so an original leaves memory
+   * while the other images still download). An ImageRefusal it throws fails the call at that
+   * image's index like a fetch failure; `signal` aborts when another image has failed.
+   */
+  readonly process?: (image: FetchedImage, signal: AbortSignal) => Promise<T>;
+}
+
 export interface ImageFetcher {
   /**
-   * Fetches every URL or throws ImageFetchError for the first one that fails.
-   * The result is in the order of `urls`.
-   *
-   * The bytes returned stay counted against the process-wide budget until `retainUntil`
-   * settles (the caller holds them until generation is done); without it, until the call ends.
+   * Fetches every URL or throws ImageFetchError for the first one that fails. The result is in
+   * the order of `urls`: the images, or what `options.process` made of them.
    */
-  fetch(urls: readonly string[], signal?: AbortSignal, retainUntil?: Promise<unknown>): Promise<FetchedImage[]>;
+  fetch<T = FetchedImage>(urls: readonly string[], signal?: AbortSignal, options?: FetchOptions<T>): Promise<T[]>;
 }

@@ -12,7 +12,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { ReportGenerator } from '../generation/report-generator.ts';
 import type { ResultValidator } from '../generation/result-schema.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
-import type { ImageFetcher } from '../images/image-fetcher.ts';
+import type { ImageBoundary } from '../images/image-boundary.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { publicReport } from './public-report.ts';
@@ -34,7 +34,8 @@ export interface CreateEvidenceReportDeps {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   reports: ReportRepository;
-  imageFetcher: ImageFetcher;
+  /** Step 7: fetch, decode and normalize (R22, R38), on the process-wide byte budget (R39). */
+  images: Pick<ImageBoundary, 'acquire'>;
   generator: ReportGenerator;
   validateResult: ResultValidator;
   /** Times each step, the image fetch and the generation (R40, R41); none when absent. */
@@ -83,18 +84,17 @@ export class CreateEvidenceReport {
     const claim = idempotency.kind === 'claimed' ? idempotency.claim : undefined;
     try {
       await step('6_quota', () => checkQuota(principal)); //                   6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
-      const held = await step('7_fetch_images', () => fetchImages(d.imageFetcher, request, signal, telemetry));
-      //                                                                        7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
       let generated;
       let images;
-      try {
-        generated = await step('8_generate', () => generateReport(d.generator, d.validateResult, request, held.images, signal, telemetry));
+      {
+        // The block is the images' one owner: leaving it, after step 8 or on any failure, drops
+        // their bytes and gives their budget back, exactly once (R39). Their facts stay.
+        using held = await step('7_fetch_images', () => fetchImages(d.images, request, signal, telemetry));
+        //                                                                      7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
+        images = imageMetadata(held.accepted);
+        generated = await step('8_generate', () => generateReport(d.generator, d.validateResult, request, held.normalized, signal, telemetry));
         //                                                                      8. 502 invalid_generated_report, report_generation_failed;
         //                                                                         503 report_generation_unavailable
-      } finally {
-        // The bytes are not needed past step 8: keep metadata only and free their budget.
-        images = imageMetadata(held.images);
-        held.release();
       }
       const stored = await step('9_10_persist', () =>
         persistReport(d.reports, {

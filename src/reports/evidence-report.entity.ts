@@ -5,12 +5,11 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Customer } from '../accounts/customer.entity.ts';
 import { ApiKey } from '../accounts/api-key.entity.ts';
 
-/** What is kept of a fetched image: never its bytes, never its URL's content. */
+/** What is kept of a fetched image (R38): facts of the original and of its normalized form, never bytes or URLs. */
 export interface StoredImageMetadata {
   index: number;
-  mimeType: string;
-  sizeBytes: number;
-  sha256: string;
+  original: { sha256: string; sizeBytes: number; mimeType: string; width: number; height: number };
+  normalized: { sizeBytes: number; mimeType: string; width: number; height: number };
 }
 
 export const EvidenceReport = defineEntity({

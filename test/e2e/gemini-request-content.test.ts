@@ -1,7 +1,8 @@
-// What Gemini receives when the whole service runs (issue 5, spec section 1, R22): the key in
-// x-goog-api-key, the configured model, the context, the language guidance and the evidence
-// text, and each image as inline bytes equal to what the image host served, never its URL.
+// What Gemini receives when the whole service runs (issue 5, spec section 1, R22, R38): the key
+// in x-goog-api-key, the configured model, the context, the language guidance and the evidence
+// text, and each image as inline bytes of its normalized form, never its URL nor the original.
 import { expect } from 'chai';
+import sharp from 'sharp';
 import { client } from '../support/http-client.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
@@ -24,7 +25,7 @@ describe('Gemini end to end: the request carries the key, the context, the langu
     await host?.close();
   });
 
-  it('one generateContent call with the key header, the model, the request data and the served bytes inline (R22)', async () => {
+  it('one generateContent call with the key header, the model, the request data and the normalized bytes inline (R22, R38)', async () => {
     const customer = await createCustomerFixture();
     customerKeys.push(customer.apiKey);
     const served = [IMAGES.jpeg, IMAGES.png, IMAGES.webp, IMAGES.gif];
@@ -47,9 +48,16 @@ describe('Gemini end to end: the request carries the key, the context, the langu
     expect(data.outputLanguage).to.equal('de-CH');
     expect(data.evidenceText).to.equal(text);
 
+    // The 2 x 2 fixtures have no transparency: each arrives re-encoded as a 2 x 2 JPEG (R38).
     const inline = sentBody(request).contents.flatMap((c) => c.parts).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
-    expect(inline.map((p) => p.mimeType)).to.deep.equal(served.map((i) => i.mimeType));
-    inline.forEach((part, n) => expect(Buffer.from(part.data, 'base64').equals(served[n]!.bytes), `image ${n} bytes`).to.equal(true));
+    expect(inline.map((p) => p.mimeType)).to.deep.equal(served.map(() => 'image/jpeg'));
+    for (const [n, part] of inline.entries()) {
+      const bytes = Buffer.from(part.data, 'base64');
+      expect(bytes.equals(served[n]!.bytes), `image ${n} is the original`).to.equal(false);
+      const decoded = await sharp(bytes).metadata();
+      expect([decoded.format, decoded.width, decoded.height], `image ${n}`).to.deep.equal(['jpeg', 2, 2]);
+    }
+    expect(data.images).to.deep.equal(inline.map((part, n) => ({ image: n + 1, mimeType: 'image/jpeg', sizeBytes: Buffer.from(part.data, 'base64').length, width: 2, height: 2 })));
 
     // No URL, host, port or path of the image host, and no customer key, anywhere in the request.
     // (The Host header names the fake Gemini's own loopback address: left out.)
@@ -61,7 +69,7 @@ describe('Gemini end to end: the request carries the key, the context, the langu
     expect(request.rawBody).not.to.match(/https?:\/\//i);
   });
 
-  it('images-only evidence sends the bytes inline and no evidence text (R22, R28)', async () => {
+  it('images-only evidence sends the normalized bytes inline and no evidence text (R22, R28, R38)', async () => {
     const customer = await createCustomerFixture();
     customerKeys.push(customer.apiKey);
     const before = run.gemini.requests.length;
@@ -77,7 +85,8 @@ describe('Gemini end to end: the request carries the key, the context, the langu
     expect(data.evidenceText).to.equal(null);
     const inline = sentBody(request).contents.flatMap((c) => c.parts).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
     expect(inline).to.have.length(1);
-    expect(Buffer.from(inline[0]!.data, 'base64').equals(IMAGES.png.bytes)).to.equal(true);
+    expect(inline[0]!.mimeType).to.equal('image/jpeg');
+    expect((await sharp(Buffer.from(inline[0]!.data, 'base64')).metadata()).format).to.equal('jpeg');
     expect(request.rawBody).not.to.match(/https?:\/\/|127\.0\.0\.1/i);
   });
 

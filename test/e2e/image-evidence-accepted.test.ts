@@ -1,7 +1,8 @@
-// Image evidence end to end (issue 4 step 7, issue 3): the whole service, with the production
-// HttpImageFetcher and the generator chosen from the environment (offline here), fetches real
-// PNG, JPEG, GIF and WebP bytes from a local host (allowed by REMOTE_IMAGE_ALLOW_CIDRS) and
-// stores what it fetched: type, size and SHA-256 of exactly the bytes served (R22).
+// Image evidence end to end (issue 4 step 7, issue 3, issue 12): the whole service, with the
+// production HttpImageFetcher and normalizer and the generator chosen from the environment
+// (offline here), fetches real PNG, JPEG, GIF and WebP bytes from a local host (allowed by
+// REMOTE_IMAGE_ALLOW_CIDRS) and stores what it fetched: type, size, pixel size and SHA-256 of
+// exactly the bytes served, and the facts of their normalized form (R22, R38).
 import { expect } from 'chai';
 import { client } from '../support/http-client.ts';
 import { countCustomerRows, createCustomerFixture } from '../support/database.ts';
@@ -9,8 +10,20 @@ import { useService } from '../support/use-service.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { IMAGES, startImageHost } from './support/image-host.ts';
 import { storedReport } from './support/stored-reports.ts';
+import type { ServedImage } from './support/image-host.ts';
+import type { StoredImage } from './support/stored-reports.ts';
 
 const ALL = [IMAGES.png, IMAGES.jpeg, IMAGES.gif, IMAGES.webp];
+
+/** The fixtures are 2 x 2 pixels without transparency: each is normalized to a 2 x 2 JPEG (R38). */
+function expectStored(stored: StoredImage, index: number, served: ServedImage): void {
+  expect(stored).to.deep.equal({
+    index,
+    original: { sha256: served.sha256, sizeBytes: served.bytes.length, mimeType: served.mimeType, width: 2, height: 2 },
+    normalized: { sizeBytes: stored.normalized.sizeBytes, mimeType: 'image/jpeg', width: 2, height: 2 },
+  });
+  expect(stored.normalized.sizeBytes).to.be.greaterThan(100);
+}
 
 describe('image evidence end to end: fetched through the boundary and stored as metadata (issue 4 step 7, R22)', function () {
   this.timeout(30_000);
@@ -27,7 +40,7 @@ describe('image evidence end to end: fetched through the boundary and stored as 
     await host?.close();
   });
 
-  it('text with the four formats gives 201, and the stored metadata matches the bytes served (R22)', async () => {
+  it('text with the four formats gives 201, and the stored metadata matches the bytes served and their normalized form (R22, R38)', async () => {
     const customer = await createCustomerFixture();
     const before = host.requests.length;
     const res = await client(app.service.url, customer.apiKey).createReport<{ id: string; status: string }>({
@@ -39,12 +52,15 @@ describe('image evidence end to end: fetched through the boundary and stored as 
     expect(host.requests.slice(before).map((r) => r.path).sort()).to.deep.equal(ALL.map((i) => i.path).sort());
 
     const stored = await storedReport(customer.customerId, res.body.id);
-    expect(stored.images).to.deep.equal(
-      ALL.map((served, index) => ({ index, mimeType: served.mimeType, sizeBytes: served.bytes.length, sha256: served.sha256 })),
-    );
+    expect(stored.images).to.have.length(ALL.length);
+    ALL.forEach((served, index) => expectStored(stored.images[index]!, index, served));
     const counts = await countCustomerRows(customer.customerId);
     expect(counts.evidence_report).to.equal(1);
     expect(counts.usage_record).to.equal(1);
+    // The offline generator reads the normalized images' metadata (R25, R38): four JPEGs of their normalized size.
+    const normalizedBytes = stored.images.reduce((sum, image) => sum + image.normalized.sizeBytes, 0);
+    const description = (stored.result as { description: string }).description;
+    expect(description).to.include(`4 images attached (image/jpeg; ${(normalizedBytes / 1024).toFixed(1)} KiB)`);
   });
 
   for (const served of ALL) {
@@ -56,7 +72,8 @@ describe('image evidence end to end: fetched through the boundary and stored as 
       });
       expect(res.status, res.text).to.equal(201);
       const stored = await storedReport(customer.customerId, res.body.id);
-      expect(stored.images).to.deep.equal([{ index: 0, mimeType: served.mimeType, sizeBytes: served.bytes.length, sha256: served.sha256 }]);
+      expect(stored.images).to.have.length(1);
+      expectStored(stored.images[0]!, 0, served);
       expect((await countCustomerRows(customer.customerId)).usage_record).to.equal(1);
     });
   }
@@ -69,6 +86,7 @@ describe('image evidence end to end: fetched through the boundary and stored as 
     });
     expect(res.status, res.text).to.equal(201);
     const stored = await storedReport(customer.customerId, res.body.id);
-    expect(stored.images).to.deep.equal([{ index: 0, mimeType: 'image/png', sizeBytes: IMAGES.png.bytes.length, sha256: IMAGES.png.sha256 }]);
+    expect(stored.images).to.have.length(1);
+    expectStored(stored.images[0]!, 0, IMAGES.png);
   });
 });

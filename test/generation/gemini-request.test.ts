@@ -61,7 +61,7 @@ describe('Gemini generator: the request it sends (issue 5, spec section 1, R22)'
   });
 
   it('sends each image as inline bytes, base64 of exactly the bytes given, with its MIME type, in order (issue 5, R22)', async () => {
-    const images = [image('image/png', PNG_BYTES), image('image/jpeg', JPEG_BYTES)];
+    const images = [image('image/png', PNG_BYTES), image('image/jpeg', JPEG_BYTES, 16, 32)];
     await generator.generate(input({ images }));
     const inline = sentBody(fake.requests[0])
       .contents.flatMap((content) => content.parts)
@@ -72,8 +72,8 @@ describe('Gemini generator: the request it sends (issue 5, spec section 1, R22)'
     expect(Buffer.from(inline[0]?.data ?? '', 'base64').equals(PNG_BYTES)).to.equal(true);
     expect(Buffer.from(inline[1]?.data ?? '', 'base64').equals(JPEG_BYTES)).to.equal(true);
     expect(sentData(fake.requests[0])['images']).to.deep.equal([
-      { image: 1, mimeType: 'image/png', sizeBytes: PNG_BYTES.length },
-      { image: 2, mimeType: 'image/jpeg', sizeBytes: JPEG_BYTES.length },
+      { image: 1, mimeType: 'image/png', sizeBytes: PNG_BYTES.length, width: 1, height: 1 },
+      { image: 2, mimeType: 'image/jpeg', sizeBytes: JPEG_BYTES.length, width: 16, height: 32 },
     ]);
   });
 

@@ -1,6 +1,5 @@
 // Shared set-up of the generation tests: the committed contract, sample inputs with real image
 // bytes, and a Gemini generator pointed at the local fake.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { geminiResponseSchema } from '../../src/generation/create-report-generator.ts';
@@ -18,8 +17,9 @@ export async function contractDocument(): Promise<ContractDocument> {
   return parse(text) as ContractDocument;
 }
 
-export function image(mimeType: ImageMimeType, bytes: Buffer): GenerationImage {
-  return { mimeType, bytes, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+/** A normalized image as the generator gets it (R38); the pixel size is only told, never checked here. */
+export function image(mimeType: ImageMimeType, bytes: Buffer, width = 1, height = 1): GenerationImage {
+  return { mimeType, bytes, sizeBytes: bytes.length, width, height };
 }
 
 /** A real 1x1 PNG. */

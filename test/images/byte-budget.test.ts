@@ -4,7 +4,7 @@ import { expectFailure } from './support/expect-failure.ts';
 import { localFetcher } from './support/fetchers.ts';
 import { ImageServer, serve } from './support/image-server.ts';
 import type { Route } from './support/image-server.ts';
-import { ByteBudget } from '../../src/images/index.ts';
+import { BudgetLease, ByteBudget } from '../../src/images/index.ts';
 
 /** Headers at once, the body after `ms`. */
 const late = (ms: number, chunked: boolean): Route => (_req, res) => {
@@ -81,12 +81,13 @@ describe('budget: a process-wide cap on image bytes in flight; over it, unavaila
     expect(budget.used, 'after abort').to.equal(0);
   });
 
-  it('keeps the bytes of a successful call counted until the caller lets go of them (retainUntil)', async () => {
+  it("counts the bytes on the caller's lease, where they stay after the call until the caller releases them (R39)", async () => {
     const budget = new ByteBudget(PNG.length * 3);
     const fetcher = localFetcher({ maxBytes: 4096, budget });
-    const held = Promise.withResolvers<void>();
-    const images = await fetcher.fetch([server.url('/x.png'), server.url('/x.png')], undefined, held.promise);
+    const lease = new BudgetLease(budget);
+    const images = await fetcher.fetch([server.url('/x.png'), server.url('/x.png')], undefined, { lease });
     expect(images).to.have.length(2);
+    expect(lease.held, 'on the lease').to.equal(PNG.length * 2);
     expect(budget.used, 'while the caller holds the bytes').to.equal(PNG.length * 2);
     // Another caller finds room for one image only: memory is protected while bytes are held.
     await expectFailure(localFetcher({ maxBytes: 4096, budget }).fetch([server.url('/x.png'), server.url('/x.png')]), {
@@ -94,20 +95,41 @@ describe('budget: a process-wide cap on image bytes in flight; over it, unavaila
       reason: 'budget',
       index: 1,
     });
-    held.resolve();
-    await held.promise;
-    await new Promise((r) => setImmediate(r));
+    lease.releaseAll();
     expect(budget.used, 'after the caller let go').to.equal(0);
   });
 
-  it('releases at once when a call with retainUntil fails', async () => {
+  it("hands each image to the caller's process step as soon as it is complete, and its result takes the image's place", async () => {
     const budget = new ByteBudget(1024 * 1024);
-    const held = Promise.withResolvers<void>();
-    await expectFailure(localFetcher({ maxBytes: 4096, budget }).fetch([server.url('/x.png'), server.url('/404')], undefined, held.promise), {
+    const lease = new BudgetLease(budget);
+    const at: number[] = [];
+    const results = await localFetcher({ budget }).fetch([server.url('/x.png'), server.url('/late-declared.png')], undefined, {
+      lease,
+      process: async (image) => {
+        at[image.index] = performance.now();
+        expect(lease.held, 'the original is on the lease').to.be.at.least(image.sizeBytes);
+        // The step trades the original for something smaller, as the normalizer does (R39).
+        expect(lease.exchange(image.sizeBytes, 1)).to.equal(true);
+        return `image ${image.index}: ${image.sizeBytes} bytes`;
+      },
+    });
+    expect(results).to.deep.equal([`image 0: ${PNG.length} bytes`, `image 1: ${PNG.length} bytes`]);
+    // /late-declared.png sends its body 300 ms after its headers: the first image did not wait for it.
+    expect(at[1]! - at[0]!, 'the first image is processed while the second still downloads').to.be.greaterThan(150);
+    expect(lease.held).to.equal(2);
+    lease.releaseAll();
+  });
+
+  it("leaves a failed call's reservations on the caller's lease, for the caller's one release", async () => {
+    const budget = new ByteBudget(1024 * 1024);
+    const lease = new BudgetLease(budget);
+    await expectFailure(localFetcher({ maxBytes: 4096, budget }).fetch([server.url('/x.png'), server.url('/404')], undefined, { lease }), {
       kind: 'rejected',
       reason: 'http_status',
       index: 1,
     });
+    expect(budget.used).to.equal(lease.held);
+    lease.releaseAll();
     expect(budget.used).to.equal(0);
   });
 });

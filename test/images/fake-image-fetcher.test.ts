@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { FakeImageFetcher, ImageFetchError, TINY_PNG } from '../../src/images/index.ts';
+import { BudgetLease, ByteBudget, FakeImageFetcher, ImageFetchError, TINY_PNG } from '../../src/images/index.ts';
 import { JPEG } from './support/fixtures.ts';
 
 describe('fake image fetcher: canned images and failures for unit tests of other modules (style 5)', () => {
@@ -29,5 +29,18 @@ describe('fake image fetcher: canned images and failures for unit tests of other
     const error = await fake.fetch(['https://a.example/ok', 'https://a.example/bad', 'https://a.example/down']).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ImageFetchError);
     expect(error).to.include({ kind: 'rejected', reason: 'too_large', imageIndex: 1 });
+  });
+
+  it("counts the canned bytes on the caller's lease and hands each image to the caller's process step, like the real one (R39)", async () => {
+    const budget = new ByteBudget(TINY_PNG.bytes.length * 2);
+    const lease = new BudgetLease(budget);
+    const fake = new FakeImageFetcher();
+    const sizes = await fake.fetch(['https://a.example/1', 'https://a.example/2'], undefined, { lease, process: async (image) => image.sizeBytes });
+    expect(sizes).to.deep.equal([TINY_PNG.bytes.length, TINY_PNG.bytes.length]);
+    expect(budget.used).to.equal(TINY_PNG.bytes.length * 2);
+    const over = await fake.fetch(['https://a.example/3'], undefined, { lease }).catch((e: unknown) => e);
+    expect(over).to.include({ kind: 'unavailable', reason: 'budget', imageIndex: 0 });
+    lease.releaseAll();
+    expect(budget.used).to.equal(0);
   });
 });

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { send, type TestResponse } from '../support/http-client.ts';
 import type { GenerationInput, GenerationOutput, ReportGenerator } from '../../src/generation/report-generator.ts';
-import type { FetchedImage, ImageFetcher } from '../../src/images/image-fetcher.ts';
+import type { FetchedImage, FetchOptions, ImageFetcher } from '../../src/images/image-fetcher.ts';
 import { testDatabaseIsPglite, testEm } from '../support/database.ts';
 
 export const REPORTS_PATH = '/v1/evidence/reports';
@@ -131,8 +131,8 @@ export class SwappableImageFetcher implements ImageFetcher {
   constructor(initial: ImageFetcher) {
     this.current = initial;
   }
-  fetch(urls: readonly string[], signal?: AbortSignal): Promise<FetchedImage[]> {
-    return this.current.fetch(urls, signal);
+  fetch<T = FetchedImage>(urls: readonly string[], signal?: AbortSignal, options?: FetchOptions<T>): Promise<T[]> {
+    return this.current.fetch(urls, signal, options);
   }
 }
 

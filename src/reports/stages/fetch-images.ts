@@ -1,35 +1,25 @@
-// Step 7: image evidence through the secure boundary (spec 4.1, rulings R22, R23). Bytes, never
-// URLs, go on to the generator. details carry the image index and nothing about the network.
+// Step 7: image evidence through the secure boundary (spec 4.1, rulings R22, R23, R38). Fetched,
+// decoded and normalized bytes, never URLs or originals, go on to the generator. details carry
+// the image index and nothing about the network or the decoder.
 import { ApiError } from '../../errors/catalogue.ts';
+import type { ImageBoundary } from '../../images/image-boundary.ts';
 import { ImageFetchError } from '../../images/image-fetch-error.ts';
-import type { FetchedImage, ImageFetcher } from '../../images/image-fetcher.ts';
+import type { ImageSet } from '../../images/image-set.ts';
 import type { Telemetry } from '../../observability/telemetry.ts';
 import type { CreateEvidenceReportRequest } from '../report-request.ts';
 
-/**
- * The fetched images and the one hold of their bytes on the process-wide budget (issue 3): the
- * owner calls release() once generation is done, whatever happened (a second call does nothing).
- */
-export interface HeldImages {
-  readonly images: readonly FetchedImage[];
-  release(): void;
-}
-
+/** The request's images as one ImageSet: the caller owns it and disposes it after step 8 (R39). */
 export async function fetchImages(
-  fetcher: ImageFetcher,
+  boundary: Pick<ImageBoundary, 'acquire'>,
   request: CreateEvidenceReportRequest,
   signal: AbortSignal,
   telemetry: Pick<Telemetry, 'imageFetch'>,
-): Promise<HeldImages> {
+): Promise<ImageSet> {
   const urls = (request.evidence.images ?? []).map((image) => image.url);
-  if (urls.length === 0) return { images: [], release: () => {} };
-  const held = Promise.withResolvers<void>();
   try {
     // Counted by outcome and reason, and one client span without URL or host (R40, R41).
-    const images = await telemetry.imageFetch(urls.length, () => fetcher.fetch(urls, signal, held.promise));
-    return { images, release: () => held.resolve() };
+    return await telemetry.imageFetch(urls.length, () => boundary.acquire(urls, signal));
   } catch (cause) {
-    held.resolve();
     if (cause instanceof ImageFetchError) {
       const code = cause.kind === 'rejected' ? 'remote_evidence_image_rejected' : 'remote_evidence_image_unavailable';
       throw new ApiError(code, { details: { imageIndex: cause.imageIndex }, cause });

@@ -4,7 +4,7 @@
 import { ApiError } from '../../errors/catalogue.ts';
 import { GenerationError, type GenerationOutput, type ReportGenerator, type ReportResult } from '../../generation/report-generator.ts';
 import type { ResultValidator } from '../../generation/result-schema.ts';
-import type { FetchedImage } from '../../images/image-fetcher.ts';
+import type { NormalizedBytes } from '../../images/image-normalizer.ts';
 import type { Telemetry } from '../../observability/telemetry.ts';
 import type { CreateEvidenceReportRequest } from '../report-request.ts';
 
@@ -24,7 +24,8 @@ export async function generateReport(
   generator: ReportGenerator,
   validateResult: ResultValidator,
   request: CreateEvidenceReportRequest,
-  images: readonly FetchedImage[],
+  /** Normalized images only (R38): their owner, the use case, frees them after this step (R39). */
+  images: readonly NormalizedBytes[],
   signal: AbortSignal,
   telemetry: Pick<Telemetry, 'generation'>,
 ): Promise<GeneratedReport> {

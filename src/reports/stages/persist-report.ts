@@ -7,7 +7,7 @@ import { storableValue } from '../../db/storable.ts';
 import { ApiError, type ErrorCode } from '../../errors/catalogue.ts';
 import type { ReportResult } from '../../generation/report-generator.ts';
 import type { IdempotencyCompletion } from '../../idempotency/idempotency-store.ts';
-import type { FetchedImage } from '../../images/image-fetcher.ts';
+import type { AcceptedImage } from '../../images/image-set.ts';
 import type { StoredImageMetadata } from '../evidence-report.entity.ts';
 import type { ReportRecord, ReportRepository } from '../report-repository.ts';
 import type { CreateEvidenceReportRequest } from '../report-request.ts';
@@ -39,9 +39,16 @@ export interface StoredReport {
   readonly result: ReportResult;
 }
 
-/** What is kept of the images: metadata, never bytes or URLs (R22). */
-export function imageMetadata(images: readonly FetchedImage[]): StoredImageMetadata[] {
-  return images.map(({ index, mimeType, sizeBytes, sha256 }) => ({ index, mimeType, sizeBytes, sha256 }));
+/**
+ * What is kept of the images (R38): per image the original's sha256, size, type and pixel size
+ * and the normalized form's size, type and pixel size, field by field: never bytes or URLs.
+ */
+export function imageMetadata(images: readonly AcceptedImage[]): StoredImageMetadata[] {
+  return images.map(({ index, original, normalized }) => ({
+    index,
+    original: { sha256: original.sha256, sizeBytes: original.sizeBytes, mimeType: original.mimeType, width: original.width, height: original.height },
+    normalized: { sizeBytes: normalized.sizeBytes, mimeType: normalized.mimeType, width: normalized.width, height: normalized.height },
+  }));
 }
 
 export async function persistReport(reports: ReportRepository, input: PersistInput): Promise<StoredReport> {

@@ -57,6 +57,8 @@ export interface ImageHostOptions {
   readonly oversizeBytes?: number;
   /** A port on [::1] that a redirect points at (a guard listener, to prove nothing connects). */
   readonly v6LoopbackPort?: number;
+  /** More routes (the made images of the normalization tests). */
+  readonly extraRoutes?: Readonly<Record<string, Route>>;
 }
 
 /** The image host; `url(path)` gives the absolute URL of a route. */
@@ -78,6 +80,7 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
     '/to-tiny.png': redirect(IMAGES.png.path),
   };
   for (const served of Object.values(IMAGES)) routes[served.path] = serve(served.bytes, served.mimeType);
+  Object.assign(routes, options.extraRoutes);
   return new ImageServer(routes).listen('127.0.0.1');
 }
 

@@ -1,9 +1,16 @@
 // Reads a customer's stored reports back from the test database (fields never exposed by the API).
 import { testEm } from '../../support/database.ts';
 
+/** R38: per image, the original's and the normalized form's facts, never bytes. */
+export interface StoredImage {
+  index: number;
+  original: { sha256: string; sizeBytes: number; mimeType: string; width: number; height: number };
+  normalized: { sizeBytes: number; mimeType: string; width: number; height: number };
+}
+
 export interface StoredReport {
   id: string;
-  images: { index: number; mimeType: string; sizeBytes: number; sha256: string }[];
+  images: StoredImage[];
   result: Record<string, unknown>;
   generator: string;
   model: string | null;

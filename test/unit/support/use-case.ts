@@ -7,7 +7,11 @@ import { FakeReportGenerator } from '../../../src/generation/fake-report-generat
 import { createResultValidator } from '../../../src/generation/result-schema.ts';
 import { loadContract } from '../../../src/http/contract.ts';
 import { FakeIdempotencyStore } from '../../../src/idempotency/fake-idempotency-store.ts';
+import { ByteBudget } from '../../../src/images/byte-budget.ts';
 import { FakeImageFetcher } from '../../../src/images/fake-image-fetcher.ts';
+import { FakeImageNormalizer } from '../../../src/images/fake-image-normalizer.ts';
+import { ImageBoundary, type ImageBoundaryOptions } from '../../../src/images/image-boundary.ts';
+import type { ImageNormalizer } from '../../../src/images/image-normalizer.ts';
 import { FakeRateLimiter } from '../../../src/rate-limit/fake-rate-limiter.ts';
 import { CreateEvidenceReport, type CreateEvidenceReportOutcome } from '../../../src/reports/create-evidence-report.ts';
 import { FakeReportRepository } from '../../../src/reports/fake-report-repository.ts';
@@ -55,6 +59,10 @@ export class UseCaseHarness {
   readonly idempotency = new FakeIdempotencyStore();
   readonly reports = new FakeReportRepository(this.idempotency);
   imageFetcher = new FakeImageFetcher();
+  /** The real image boundary (R38, R39) over the fake fetcher and this normalizer. */
+  normalizer: ImageNormalizer = new FakeImageNormalizer();
+  budget = new ByteBudget(64 * 1024 * 1024);
+  generatorCopyBytes: ImageBoundaryOptions['generatorCopyBytes'];
   generator = new FakeReportGenerator();
   /** The steps that ran, in order, by their operator-interface labels. */
   readonly steps: StepLabel[] = [];
@@ -66,7 +74,12 @@ export class UseCaseHarness {
       rateLimiter: this.rateLimiter,
       idempotency: this.idempotency,
       reports: this.reports,
-      imageFetcher: { fetch: (...args) => this.imageFetcher.fetch(...args) },
+      images: new ImageBoundary({
+        fetcher: this.imageFetcher,
+        normalizer: this.normalizer,
+        budget: this.budget,
+        generatorCopyBytes: this.generatorCopyBytes,
+      }),
       generator: { generate: (...args) => this.generator.generate(...args) },
       validateResult,
       telemetry: {

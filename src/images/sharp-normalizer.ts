@@ -1,0 +1,125 @@
+// The production ImageNormalizer (R38, issue 12): libvips through sharp. Decoding and encoding
+// run on libuv's threads (sharp's calls are asynchronous), never on the event loop, and they go
+// through a bounded WorkQueue: past it, 503 `normalizer_busy` at once.
+//
+// What an accepted image becomes: its first frame (pages: 1), rotated by its EXIF orientation,
+// converted to sRGB (CMYK, 16-bit and grey inputs included), scaled down (never up) to fit
+// maxDimension on its long side, and re-encoded: JPEG, or PNG (WebP for a WebP source) when it
+// has transparency. Nothing of the original's metadata is written: sharp writes none unless
+// asked (no keepMetadata/withMetadata here), so EXIF with GPS, XMP, IPTC, ICC and comments go.
+// The header is read first, alone: the type and the pixel count are checked before any decoding.
+import sharp from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
+import { ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
+import type { ImageMimeType } from './image-fetcher.ts';
+import type { ImageNormalizer, Normalization } from './image-normalizer.ts';
+import { isSrgbProfile } from './icc-profile.ts';
+import { configureSharp, defaultNormalizerConcurrency } from './sharp-setup.ts';
+import { WorkQueue } from './work-queue.ts';
+import type { Admission } from './work-queue.ts';
+
+export interface SharpImageNormalizerOptions {
+  /** IMAGE_MAX_DIMENSION: the long side of a normalized image, at most (default 2048). */
+  readonly maxDimension: number;
+  /** IMAGE_MAX_PIXELS: an original over this many pixels is a bomb, refused from its header. */
+  readonly maxPixels: number;
+  /** Jobs at once (default: one per core, at most 3; see sharp-setup.ts). */
+  readonly concurrency?: number;
+  /**
+   * Jobs admitted beyond those running (default 16 per running job: eight requests of four
+   * images on 2 cores). With the admission's estimate of the wait (work-queue.ts) and the byte
+   * budget, this bound only decides before the first job's run time is known.
+   */
+  readonly maxWaiting?: number;
+  /** How long a job may wait for its turn (default 5 s). */
+  readonly maxWaitMs?: number;
+  /** How long one job may run (default 10 s); past it, 503 `normalizer_timeout`. */
+  readonly timeoutSeconds?: number;
+}
+
+const FORMATS: Readonly<Record<string, ImageMimeType>> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' };
+
+// libvips' and its decoders' words for bytes that end before the image does.
+const TRUNCATED = /premature end|truncat|unexpected end|end of (?:file|data|stream)|not enough (?:data|image data)|libpng read error/i;
+
+/** A decoder's failure as a refusal with a fixed reason; the library's message goes no further. */
+export function decodeRefusal(error: unknown): ImageRefusal {
+  if (error instanceof ImageRefusal) return error;
+  const message = error instanceof Error ? error.message : '';
+  if (/pixel limit/i.test(message)) return rejected('too_many_pixels');
+  if (/^timeout/i.test(message)) return unavailable('normalizer_timeout');
+  if (/out of memory|memory allocation/i.test(message)) return unavailable('unexpected');
+  if (TRUNCATED.test(message)) return rejected('truncated');
+  return rejected('undecodable');
+}
+
+export class SharpImageNormalizer implements ImageNormalizer {
+  readonly #maxDimension: number;
+  readonly #maxPixels: number;
+  readonly #timeoutSeconds: number;
+  readonly #queue: WorkQueue;
+
+  constructor(options: SharpImageNormalizerOptions) {
+    this.#maxDimension = options.maxDimension;
+    this.#maxPixels = options.maxPixels;
+    this.#timeoutSeconds = options.timeoutSeconds ?? 10;
+    const concurrency = options.concurrency ?? defaultNormalizerConcurrency();
+    this.#queue = new WorkQueue({ concurrency, maxWaiting: options.maxWaiting ?? 16 * concurrency, maxWaitMs: options.maxWaitMs ?? 5_000 });
+    configureSharp(concurrency);
+  }
+
+  /** Jobs running, waiting, and places taken (admitted) now: for tests and the operator's metrics. */
+  get load(): { readonly running: number; readonly waiting: number; readonly admitted: number } {
+    return { running: this.#queue.running, waiting: this.#queue.waiting, admitted: this.#queue.admitted };
+  }
+
+  admit(count: number): Admission | undefined {
+    return this.#queue.admit(count);
+  }
+
+  normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission): Promise<Normalization> {
+    return this.#queue.run(() => this.#normalize(bytes, mimeType), signal, admission);
+  }
+
+  async #normalize(bytes: Buffer, mimeType: ImageMimeType): Promise<Normalization> {
+    try {
+      // limitInputPixels refuses a bomb from its header, before any pixel is decoded; failOn
+      // 'error' refuses corrupt and truncated data (libjpeg's mere warnings pass, as phones need).
+      const options = { limitInputPixels: this.#maxPixels, failOn: 'error', pages: 1, animated: false } as const;
+      const header = await sharp(bytes, options).metadata();
+      const original = this.#check(header, mimeType);
+      // An sRGB profile is skipped: converting to sRGB would change nothing and cost as much CPU
+      // as the decoding (icc-profile.ts). Every other profile is applied by toColourspace below.
+      const image = sharp(bytes, { ...options, ignoreIcc: header.icc !== undefined && isSrgbProfile(header.icc) });
+      const encoded = this.#encode(
+        image
+          .rotate()
+          .resize({ width: this.#maxDimension, height: this.#maxDimension, fit: 'inside', withoutEnlargement: true })
+          .toColourspace('srgb'),
+        header.hasAlpha === true ? mimeType : undefined,
+      ).timeout({ seconds: this.#timeoutSeconds });
+      const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
+      const outType = FORMATS[info.format];
+      if (outType === undefined) throw unavailable('unexpected');
+      return { original, normalized: { bytes: data, mimeType: outType, sizeBytes: data.length, width: info.width, height: info.height } };
+    } catch (error) {
+      throw decodeRefusal(error);
+    }
+  }
+
+  /** The header agrees with the sniffed type and declares at most maxPixels pixels. */
+  #check(header: Metadata, mimeType: ImageMimeType): { width: number; height: number } {
+    if (header.format === undefined || FORMATS[header.format] !== mimeType) throw rejected('content_mismatch');
+    const { width, height } = header;
+    if (!(width > 0 && height > 0)) throw rejected('undecodable');
+    if (width * height > this.#maxPixels) throw rejected('too_many_pixels');
+    return { width, height };
+  }
+
+  /** JPEG without transparency; with it, WebP for a WebP source and PNG otherwise (lossless stays lossless). */
+  #encode(pipeline: Sharp, alphaSource: ImageMimeType | undefined): Sharp {
+    if (alphaSource === undefined) return pipeline.jpeg({ quality: 80 });
+    if (alphaSource === 'image/webp') return pipeline.webp({ quality: 80, alphaQuality: 100 });
+    return pipeline.png({ compressionLevel: 6 });
+  }
+}

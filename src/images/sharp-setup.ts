@@ -1,0 +1,43 @@
+// Process-wide settings of sharp/libvips for the image normalizer (R38, issue 12). They are
+// libvips globals, so they are set once, here, by the composition root's normalizer.
+import { availableParallelism } from 'node:os';
+import sharp from 'sharp';
+
+/**
+ * The only decoders libvips may use: the four accepted types (R22), read from memory. Every
+ * other loader (SVG, TIFF, HEIF, PDF, UltraHDR, ...) is blocked, so bytes that some other
+ * decoder would accept can never reach one, whatever their first bytes say.
+ */
+export const ALLOWED_LOADERS = [
+  'VipsForeignLoadJpegBuffer',
+  'VipsForeignLoadPngBuffer',
+  'VipsForeignLoadNsgifBuffer',
+  'VipsForeignLoadWebpBuffer',
+] as const;
+
+/**
+ * Normalization jobs that run at once. Each job holds one of libuv's threads (4 by default) while
+ * libvips works, so at most three do and DNS lookups of image hosts always find a free thread;
+ * with fewer cores than that, one job per core.
+ */
+export function defaultNormalizerConcurrency(): number {
+  return Math.max(1, Math.min(availableParallelism(), 3));
+}
+
+let configuredThreads: number | undefined;
+
+/**
+ * - no operation cache: every image is decoded once, a cache would only hold memory (50 MiB by default);
+ * - libvips threads per job: the cores shared by the jobs that run at once (1 each on 2 cores),
+ *   so that all jobs together use the machine's cores and not more;
+ * - every loader blocked but ALLOWED_LOADERS.
+ */
+export function configureSharp(jobs: number): void {
+  const threads = Math.max(1, Math.floor(availableParallelism() / jobs));
+  if (configuredThreads === threads) return;
+  sharp.cache(false);
+  sharp.concurrency(threads);
+  sharp.block({ operation: ['VipsForeignLoad'] });
+  sharp.unblock({ operation: [...ALLOWED_LOADERS] });
+  configuredThreads = threads;
+}
