@@ -5,29 +5,19 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { crc32 } from 'node:zlib';
+import { withPngChunks } from '../../test/images/support/made-images.ts';
 import { REPO_ROOT } from './processes.ts';
 
 const FIXTURES = `${REPO_ROOT}test/images/fixtures/`;
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
-
 /** The fixture PNG with a tEXt "Comment" chunk making it exactly `size` bytes. */
 export function paddedPng(size: number): Buffer {
   const png = readFileSync(`${FIXTURES}tiny.png`);
-  const ihdrEnd = 8 + 8 + png.readUInt32BE(8) + 4; // signature, IHDR header + data + CRC
   const padLength = size - png.length - 12; // a chunk adds length, type and CRC
   if (padLength < 8) throw new Error('PNG padding target too small');
   const text = Buffer.alloc(padLength, 0x78); // "Comment\0xxxx…"
   text.write('Comment\0', 0, 'latin1');
-  const out = Buffer.concat([png.subarray(0, ihdrEnd), pngChunk('tEXt', text), png.subarray(ihdrEnd)]);
+  const out = withPngChunks(png, [{ type: 'tEXt', data: text }]);
   if (out.length !== size) throw new Error(`padded PNG is ${out.length} bytes`);
   return out;
 }

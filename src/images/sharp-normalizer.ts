@@ -8,8 +8,11 @@
 // has transparency. Nothing of the original's metadata is written: sharp writes none unless
 // asked (no keepMetadata/withMetadata here), so EXIF with GPS, XMP, IPTC, ICC and comments go.
 // The header is read first, alone: the type and the pixel count are checked before any decoding.
-import sharp from 'sharp';
+//
+// sharp (libvips, its thread pool and allocations: about 50 MiB of resident memory under load)
+// is loaded with the first image, so a service that gets text evidence only never pays for it.
 import type { Metadata, Sharp } from 'sharp';
+import type sharpModule from 'sharp';
 import { ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
 import type { ImageMimeType } from './image-fetcher.ts';
 import type { ImageNormalizer, Normalization } from './image-normalizer.ts';
@@ -58,14 +61,25 @@ export class SharpImageNormalizer implements ImageNormalizer {
   readonly #maxPixels: number;
   readonly #timeoutSeconds: number;
   readonly #queue: WorkQueue;
+  readonly #concurrency: number;
+  #sharp: Promise<typeof sharpModule> | undefined;
 
   constructor(options: SharpImageNormalizerOptions) {
     this.#maxDimension = options.maxDimension;
     this.#maxPixels = options.maxPixels;
     this.#timeoutSeconds = options.timeoutSeconds ?? 10;
     const concurrency = options.concurrency ?? defaultNormalizerConcurrency();
+    this.#concurrency = concurrency;
     this.#queue = new WorkQueue({ concurrency, maxWaiting: options.maxWaiting ?? 16 * concurrency, maxWaitMs: options.maxWaitMs ?? 5_000 });
-    configureSharp(concurrency);
+  }
+
+  /** sharp, loaded and configured once, by the first job. */
+  #load(): Promise<typeof sharpModule> {
+    this.#sharp ??= import('sharp').then(({ default: sharp }) => {
+      configureSharp(sharp, this.#concurrency);
+      return sharp;
+    });
+    return this.#sharp;
   }
 
   /** Jobs running, waiting, and places taken (admitted) now: for tests and the operator's metrics. */
@@ -82,6 +96,7 @@ export class SharpImageNormalizer implements ImageNormalizer {
   }
 
   async #normalize(bytes: Buffer, mimeType: ImageMimeType): Promise<Normalization> {
+    const sharp = await this.#load();
     try {
       // limitInputPixels refuses a bomb from its header, before any pixel is decoded; failOn
       // 'error' refuses corrupt and truncated data (libjpeg's mere warnings pass, as phones need).

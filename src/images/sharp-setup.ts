@@ -1,7 +1,7 @@
 // Process-wide settings of sharp/libvips for the image normalizer (R38, issue 12). They are
-// libvips globals, so they are set once, here, by the composition root's normalizer.
+// libvips globals, so they are set once, here, when the normalizer first loads sharp.
 import { availableParallelism } from 'node:os';
-import sharp from 'sharp';
+import type sharpModule from 'sharp';
 
 /**
  * The only decoders libvips may use: the four accepted types (R22), read from memory. Every
@@ -32,7 +32,7 @@ let configuredThreads: number | undefined;
  *   so that all jobs together use the machine's cores and not more;
  * - every loader blocked but ALLOWED_LOADERS.
  */
-export function configureSharp(jobs: number): void {
+export function configureSharp(sharp: typeof sharpModule, jobs: number): void {
   const threads = Math.max(1, Math.floor(availableParallelism() / jobs));
   if (configuredThreads === threads) return;
   sharp.cache(false);
