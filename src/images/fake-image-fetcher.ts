@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { ImageFetchError, ImageRefusal } from './image-fetch-error.ts';
 import type { ImageFetchErrorKind, ImageFetchReason } from './image-fetch-error.ts';
-import type { FetchedImage, FetchOptions, ImageFetcher, ImageMimeType } from './image-fetcher.ts';
+import { keepAsFetched, type FetchedImage, type FetchOptions, type ImageFetcher, type ImageMimeType } from './image-fetcher.ts';
 
 export interface CannedImage {
   readonly bytes: Buffer;
@@ -53,7 +53,7 @@ export class FakeImageFetcher implements ImageFetcher {
         throw new ImageFetchError(failure.kind, reason, index);
       }
     }
-    const process = options.process ?? ((image: FetchedImage) => Promise.resolve(image as unknown as T));
+    const process = options.process ?? keepAsFetched<T>;
     const results: T[] = [];
     // One at a time, in order: the canned bytes are counted on the caller's lease like real ones.
     for (const [index, url] of urls.entries()) {

@@ -5,7 +5,7 @@
 import { AddressPolicy } from './address-policy.ts';
 import { BudgetLease, ByteBudget } from './byte-budget.ts';
 import { ImageFetchError, ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
-import type { FetchedImage, FetchOptions, ImageFetcher } from './image-fetcher.ts';
+import { keepAsFetched, type FetchedImage, type FetchOptions, type ImageFetcher } from './image-fetcher.ts';
 import { toImageTarget } from './image-url.ts';
 import type { ImageTarget } from './image-url.ts';
 import { ABORTED, httpGet } from './http-get.ts';
@@ -81,7 +81,7 @@ export class HttpImageFetcher implements ImageFetcher {
     const batchSignal = signal === undefined ? batch.signal : AbortSignal.any([signal, batch.signal]);
     // With the caller's lease, the bytes stay counted after the call: the caller holds them.
     const lease = options.lease ?? new BudgetLease(this.#budget);
-    const process = options.process ?? ((image: FetchedImage) => Promise.resolve(image as unknown as T));
+    const process = options.process ?? keepAsFetched<T>;
     const results: T[] = new Array<T>(urls.length);
     let next = 0;
     let first: ImageFetchError | undefined;

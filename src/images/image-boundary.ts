@@ -38,11 +38,6 @@ export class ImageBoundary {
     this.#copyBytes = options.generatorCopyBytes ?? (() => 0);
   }
 
-  /** The budget shared by every request (for the operator's ers_image_bytes_in_flight gauge). */
-  get budget(): ByteBudget {
-    return this.#budget;
-  }
-
   /**
    * The request's images, normalized, in request order; throws ImageFetchError (R23) for the
    * first image that fails, and then holds nothing. The caller owns the set: dispose it when the

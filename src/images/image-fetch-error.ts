@@ -25,7 +25,7 @@ export const REJECTED_REASONS = [
   'empty_body',
   'bad_response',
   'tls',
-  // R38, decoding (image-decoding.ts): bytes that do not decode as their type, that end
+  // R38, decoding (sharp-normalizer.ts): bytes that do not decode as their type, that end
   // before the image does, or that declare more than IMAGE_MAX_PIXELS pixels.
   'undecodable',
   'truncated',
@@ -47,7 +47,6 @@ export const UNAVAILABLE_REASONS = [
   // R38: one normalization ran past its time bound (the machine is overloaded, not the image refused).
   'normalizer_timeout',
 ] as const;
-
 
 export type RejectedReason = (typeof REJECTED_REASONS)[number];
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];

@@ -31,6 +31,11 @@ export interface FetchOptions<T> {
   readonly process?: (image: FetchedImage, signal: AbortSignal) => Promise<T>;
 }
 
+/** What a fetcher does with each image when the caller passes no `process`: keeps it as fetched. */
+export function keepAsFetched<T>(image: FetchedImage): Promise<T> {
+  return Promise.resolve(image as unknown as T);
+}
+
 export interface ImageFetcher {
   /**
    * Fetches every URL or throws ImageFetchError for the first one that fails. The result is in
