@@ -2,10 +2,10 @@
 // /readyz is 200 when the database answers and 503 when it does not; neither needs a key.
 import { get } from 'node:http';
 import { expect } from 'chai';
-import { testDatabaseUrl } from '../support/database.ts';
+import { proxyToTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { send } from '../support/http-client.ts';
 import { useService } from '../support/use-service.ts';
-import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 // The 503 of /readyz is a plain-route answer, not an API error: there is no catalogue code for
 // "not ready", so it carries no error envelope. The shared client's contract check would take
@@ -27,8 +27,7 @@ describe('health and readiness (operator-interface.md)', () => {
   let proxy: TcpProxy;
 
   before(async () => {
-    const target = new URL(testDatabaseUrl());
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    proxy = await proxyToTestDatabase();
   });
   const app = useService(() => ({ DATABASE_URL: viaProxy(testDatabaseUrl(), proxy) }));
   afterEach(() => proxy.restore());

@@ -123,11 +123,14 @@ describe('budget: a process-wide cap on image bytes in flight; over it, unavaila
   it("leaves a failed call's reservations on the caller's lease, for the caller's one release", async () => {
     const budget = new ByteBudget(1024 * 1024);
     const lease = new BudgetLease(budget);
-    await expectFailure(localFetcher({ maxBytes: 4096, budget }).fetch([server.url('/x.png'), server.url('/404')], undefined, { lease }), {
+    // One at a time, so image 0 is whole on the lease before image 1 fails.
+    const fetcher = localFetcher({ maxBytes: 4096, budget, concurrency: 1 });
+    await expectFailure(fetcher.fetch([server.url('/x.png'), server.url('/404')], undefined, { lease }), {
       kind: 'rejected',
       reason: 'http_status',
       index: 1,
     });
+    expect(lease.held, 'image 0 stays on the lease').to.equal(PNG.length);
     expect(budget.used).to.equal(lease.held);
     lease.releaseAll();
     expect(budget.used).to.equal(0);

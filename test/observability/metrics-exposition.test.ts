@@ -4,7 +4,6 @@
 // exposition that `promtool check metrics` accepts.
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { STEP_LABELS } from '../../src/observability/step-labels.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { client, send } from '../support/http-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -102,11 +101,6 @@ describe('the metrics exposition (R40, operator interface "Metrics")', function 
       }
     });
   }
-
-  it('the step labels of the table are the pipeline\'s, in order (R41 span names use them too)', () => {
-    const steps = specMetrics().find((m) => m.name === 'ers_pipeline_step_duration_seconds')?.values.step;
-    expect(steps).to.deep.equal([...STEP_LABELS]);
-  });
 
   it('http request labels: operation is an operationId or other; code a catalogue code or none', () => {
     const requests = [...scraped.samples.keys()].filter((k) => k.startsWith('ers_http_requests_total{'));

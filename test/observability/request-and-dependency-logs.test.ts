@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { DEPENDENCIES, GENERATOR_REASONS, STORE_REASONS } from '../../src/observability/dependency-failure.ts';
 import { REJECTED_REASONS, UNAVAILABLE_REASONS } from '../../src/images/image-fetch-error.ts';
-import { createCustomerFixture, testDatabaseUrl } from '../support/database.ts';
+import { createCustomerFixture, proxyToTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { client, type TestResponse } from '../support/http-client.ts';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import type { TestService } from '../support/service.ts';
@@ -51,8 +51,7 @@ describe('request and dependency-failure log lines (R26, R40, R41)', function ()
   before(async () => {
     gemini = await startFakeGemini();
     host = await startImageHost();
-    const db = new URL(testDatabaseUrl());
-    dbProxy = await startTcpProxy(db.hostname, Number(db.port || 5432));
+    dbProxy = await proxyToTestDatabase();
     redisProxy = await startTcpProxy('127.0.0.1', 6379);
     const common = { ...geminiEnv(gemini), REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', GENERATOR_TIMEOUT_MS: '3000' };
     ({ service, log } = await startLoggedService(

@@ -9,10 +9,10 @@
 import { expect } from 'chai';
 import type { ErrorCode } from '../../src/errors/catalogue.ts';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import { testDatabaseUrl } from '../support/database.ts';
+import { proxyToTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
 import { useService } from '../support/use-service.ts';
-import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { bodyNumber, customerTotals, waitFor, type Caller } from '../reports/support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
@@ -57,8 +57,7 @@ describe('a database partition at each step is bounded and recovered from (R33, 
   let n = 0;
 
   before(async () => {
-    const target = new URL(testDatabaseUrl());
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    proxy = await proxyToTestDatabase();
   });
   const app = useService(
     () => ({

@@ -6,10 +6,10 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { createCustomerFixture, testDatabaseUrl } from '../support/database.ts';
+import { createCustomerFixture, proxyToTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { client, send } from '../support/http-client.ts';
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts';
-import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const refused = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
@@ -77,8 +77,7 @@ describe('draining on SIGTERM (R35)', function () {
   });
 
   it('with the database partitioned and a request waiting on it, SIGTERM still ends the process within drain + timeout + 1 s (R33, R35)', async () => {
-    const target = new URL(testDatabaseUrl());
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    proxy = await proxyToTestDatabase();
     const url = await start({
       DATABASE_URL: viaProxy(testDatabaseUrl(), proxy),
       SHUTDOWN_DRAIN_MS: '500',

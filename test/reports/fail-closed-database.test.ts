@@ -4,18 +4,12 @@
 // proxy passes again the service recovers without a restart.
 import { expect } from 'chai';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import { testDatabaseUrl } from '../support/database.ts';
-import { startTcpProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { proxyToTestDatabase, testDatabaseUrl } from '../support/database.ts';
+import { viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { useService } from '../support/use-service.ts';
 import type { TestResponse } from '../support/http-client.ts';
 import { bodyNumber, customerTotals, isReplay, SwappableGenerator, waitFor, type CreatedReport } from './support.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
-
-
-async function proxyToTestDatabase(): Promise<TcpProxy> {
-  const target = new URL(testDatabaseUrl());
-  return startTcpProxy(target.hostname, Number(target.port || 5432));
-}
 
 describe('fail closed: the database behind a TCP proxy that is cut (spec section 5 item 7, section 7)', () => {
   const generator = new SwappableGenerator(new FakeReportGenerator());

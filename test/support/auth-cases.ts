@@ -9,12 +9,12 @@ import { setCustomerStatus } from '../../src/admin/customers.ts';
 import { setKeyStatus } from '../../src/admin/keys.ts';
 import type { ErrorCode } from '../../src/errors/catalogue.ts';
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
-import { createCustomerFixture, testDatabaseUrl, testEm, type CustomerFixture } from './database.ts';
+import { createCustomerFixture, proxyToTestDatabase, testDatabaseUrl, testEm, type CustomerFixture } from './database.ts';
 import { expectApiError } from './expect-api-error.ts';
 import { customerFootprint } from './footprint.ts';
 import { send, type TestResponse } from './http-client.ts';
 import { useService } from './use-service.ts';
-import { startTcpProxy, viaProxy, type TcpProxy } from './tcp-proxy.ts';
+import { viaProxy, type TcpProxy } from './tcp-proxy.ts';
 
 /** One operation of the contract that requires `x-api-key`, with a request that succeeds. */
 export interface ProtectedOperation {
@@ -154,8 +154,7 @@ export function runAuthenticationCases(operation: ProtectedOperation): void {
       let proxy: TcpProxy;
 
       before(async () => {
-        const target = new URL(testDatabaseUrl());
-        proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+        proxy = await proxyToTestDatabase();
       });
       // Declared before the service hook, so it runs first: the service closes through a passing proxy.
       after(() => proxy?.restore());

@@ -12,11 +12,18 @@ import { startEmbedded } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrator.ts';
 import { ormOptions } from '../../src/db/orm-options.ts';
 import { PlanRepository } from '../../src/plans/plan-repository.ts';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`, or set it to a PostgreSQL URL.');
   return url;
+}
+
+/** A fault proxy (tcp-proxy.ts) in front of the test database; point a service at it with viaProxy. */
+export function proxyToTestDatabase(): Promise<TcpProxy> {
+  const target = new URL(testDatabaseUrl());
+  return startTcpProxy(target.hostname, Number(target.port || 5432));
 }
 
 /** An ORM on a URL; the caller closes it. */

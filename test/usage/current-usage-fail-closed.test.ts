@@ -6,19 +6,18 @@ import { expect } from 'chai';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { applyMigrations } from '../../src/db/migrator.ts';
 import { FixedClock } from '../../src/shared/clock.ts';
-import { createCustomerFixture, openOrm, testDatabaseUrl, withEmptyDatabase } from '../support/database.ts';
+import { createCustomerFixture, openOrm, proxyToTestDatabase, testDatabaseUrl, withEmptyDatabase } from '../support/database.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 import { insertUsageRecord } from '../support/footprint.ts';
 import { client } from '../support/http-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { startTcpProxy, viaProxy } from '../support/tcp-proxy.ts';
+import { viaProxy } from '../support/tcp-proxy.ts';
 
 describe('GET /v1/usage/current fails closed (spec 4.2, 5.7)', () => {
   it('with the database unreachable: 503 api_key_authentication_unavailable, never 401 or used 0; recovers after (spec 5.7)', async () => {
     const customer = await createCustomerFixture();
     await insertUsageRecord(customer.customerId, '2026-03-10T08:00:00.000Z', 3);
-    const target = new URL(testDatabaseUrl());
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    const proxy = await proxyToTestDatabase();
     const clock = new FixedClock('2026-03-20T00:00:00.000Z');
     const service = await startTestService({ DATABASE_URL: viaProxy(testDatabaseUrl(), proxy) }, { clock });
     try {
