@@ -17,7 +17,7 @@ INSERT INTO usage_record (id, customer_id, operation, units, report_id, occurred
 COMMIT;
 `;
 
-export async function pgbenchAvailable(): Promise<boolean> {
+async function pgbenchAvailable(): Promise<boolean> {
   return run('pgbench', ['--version']).then(
     () => true,
     () => false,

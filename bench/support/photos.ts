@@ -36,43 +36,38 @@ function pixels(noiseDivisor: number, seed: number): Buffer {
 
 export interface Photo {
   readonly bytes: Buffer;
-  readonly orientation: number;
 }
 
-/** The four photos; `icc: 'p3'` attaches a Display P3 profile, as iPhones do. */
-export async function makePhotos(options: { icc?: 'p3' } = {}): Promise<Photo[]> {
+/** The four photos (photo-scenarios.ts swaps in a Display P3 profile for its CPU figure). */
+export async function makePhotos(): Promise<Photo[]> {
   const photos: Photo[] = [];
   for (const [n, s] of SETTINGS.entries()) {
-    let image = sharp(pixels(s.noise, n), { raw: { width: WIDTH, height: HEIGHT, channels: 3 } })
+    const image = sharp(pixels(s.noise, n), { raw: { width: WIDTH, height: HEIGHT, channels: 3 } })
       .jpeg({ quality: s.quality })
       .withMetadata({ orientation: s.orientation })
       .withExif({
         IFD0: { Make: 'BenchPhone', Model: 'Pro 12', DateTime: '2026:11:21 09:41:00' },
         IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '47/1 22/1 30/1', GPSLongitudeRef: 'E', GPSLongitude: '8/1 32/1 15/1' },
       });
-    if (options.icc) image = image.withIccProfile(options.icc);
     const bytes = await image.toBuffer();
     if (bytes.length < 3e6 || bytes.length > 6e6) throw new Error(`bench photo ${n} is ${bytes.length} bytes, not 3 to 6 MB`);
-    photos.push({ bytes, orientation: s.orientation });
+    photos.push({ bytes });
   }
   return photos;
 }
 
 export interface PhotoServer {
   readonly urls: readonly string[];
-  readonly served: () => number;
   close(): Promise<void>;
 }
 
 export async function startPhotoServer(photos: readonly Photo[]): Promise<PhotoServer> {
-  let served = 0;
   const server: Server = createServer((req, res) => {
     const photo = photos[Number(/^\/photos\/(\d)\.jpg$/.exec(req.url ?? '')?.[1] ?? -1)];
     if (photo === undefined) {
       res.writeHead(404).end();
       return;
     }
-    served++;
     res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.bytes.length });
     res.end(photo.bytes);
   });
@@ -80,7 +75,6 @@ export async function startPhotoServer(photos: readonly Photo[]): Promise<PhotoS
   const { port } = server.address() as AddressInfo;
   return {
     urls: photos.map((_, n) => `http://127.0.0.1:${port}/photos/${n}.jpg`),
-    served: () => served,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import { createCustomerFixture } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
-import { sentBody, sentData } from '../generation/gemini-request-inspection.ts';
+import { sentData, sentImages } from '../generation/gemini-request-inspection.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { serve } from '../images/support/image-server.ts';
 import { animation, cmykJpeg, phonePhoto, png16, transparentPng } from '../images/support/made-images.ts';
@@ -61,7 +61,7 @@ describe('Gemini end to end: phone photos reach the generator normalized, and on
     expect(res.status, res.text).to.equal(201);
     expect(run.gemini.requests).to.have.length(1);
     const request = run.gemini.requests[0]!;
-    const inline = sentBody(request).contents.flatMap((c) => c.parts).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
+    const inline = sentImages(request);
     expect(inline).to.have.length(made.length);
 
     for (const [n, part] of inline.entries()) {

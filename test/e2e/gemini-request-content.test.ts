@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { client } from '../support/http-client.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
-import { sentBody, sentData } from '../generation/gemini-request-inspection.ts';
+import { sentData, sentImages } from '../generation/gemini-request-inspection.ts';
 import { IMAGES, startImageHost } from './support/image-host.ts';
 import { expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
 
@@ -49,7 +49,7 @@ describe('Gemini end to end: the request carries the key, the context, the langu
     expect(data.evidenceText).to.equal(text);
 
     // The 2 x 2 fixtures have no transparency: each arrives re-encoded as a 2 x 2 JPEG (R38).
-    const inline = sentBody(request).contents.flatMap((c) => c.parts).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
+    const inline = sentImages(request);
     expect(inline.map((p) => p.mimeType)).to.deep.equal(served.map(() => 'image/jpeg'));
     for (const [n, part] of inline.entries()) {
       const bytes = Buffer.from(part.data, 'base64');
@@ -83,7 +83,7 @@ describe('Gemini end to end: the request carries the key, the context, the langu
     expect(data.context).to.equal('delivery_confirmation');
     expect(data.outputLanguage).to.equal(null);
     expect(data.evidenceText).to.equal(null);
-    const inline = sentBody(request).contents.flatMap((c) => c.parts).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
+    const inline = sentImages(request);
     expect(inline).to.have.length(1);
     expect(inline[0]!.mimeType).to.equal('image/jpeg');
     expect((await sharp(Buffer.from(inline[0]!.data, 'base64')).metadata()).format).to.equal('jpeg');

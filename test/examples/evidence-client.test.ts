@@ -8,6 +8,7 @@ import { createEvidenceClient, EvidenceApiError, type RetryEvent } from '../../e
 import { FakeReportGenerator } from '../../src/generation/fake-report-generator.ts';
 import { GenerationError, type GenerationInput, type GenerationOutput, type ReportGenerator } from '../../src/generation/report-generator.ts';
 import { createCustomerFixture } from '../support/database.ts';
+import { unknownApiKey } from '../support/auth-cases.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { customerTotals, serviceEnv } from '../reports/support.ts';
 
@@ -157,7 +158,7 @@ describe('the example client follows the retry guidance against the real service
 
   it('another 4xx (401 invalid_api_key) is not retried', async () => {
     const { sent, fetch } = recordingFetch();
-    const client = createEvidenceClient({ baseUrl: service.url, apiKey: 'ers_live_not_a_real_key_000000000000000000', fetch, retry: FAST });
+    const client = createEvidenceClient({ baseUrl: service.url, apiKey: unknownApiKey(), fetch, retry: FAST });
     const error = await rejection(client.currentUsage());
     expect(error).to.include({ status: 401, code: 'invalid_api_key', attempts: 1 });
     expect(sent).to.have.length(1);

@@ -23,6 +23,13 @@ export function sentData(request: FakeGeminiRequest | undefined): Record<string,
   return JSON.parse(text.slice(text.indexOf('\n') + 1)) as Record<string, unknown>;
 }
 
+/** The inline images the request carried (base64 and MIME type), in order. */
+export function sentImages(request: FakeGeminiRequest | undefined): NonNullable<SentPart['inlineData']>[] {
+  return sentBody(request)
+    .contents.flatMap((content) => content.parts)
+    .flatMap((part) => (part.inlineData ? [part.inlineData] : []));
+}
+
 export function sentSystemInstruction(request: FakeGeminiRequest | undefined): string {
   return sentBody(request).systemInstruction.parts.map((part) => part.text).join('');
 }

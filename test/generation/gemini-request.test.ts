@@ -8,7 +8,7 @@ import type { GeminiReportGenerator } from '../../src/generation/gemini-generato
 import { SYSTEM_INSTRUCTION } from '../../src/generation/gemini-prompt.ts';
 import { startFakeGemini } from './fake-gemini-server.ts';
 import type { FakeGemini } from './fake-gemini-server.ts';
-import { sentBody, sentData, sentSystemInstruction } from './gemini-request-inspection.ts';
+import { sentBody, sentData, sentImages, sentSystemInstruction } from './gemini-request-inspection.ts';
 import { JPEG_BYTES, PNG_BYTES, TEST_API_KEY, TEST_MODEL, contractDocument, geminiGenerator, image, input } from './helpers.ts';
 
 describe('Gemini generator: the request it sends (issue 5, spec section 1, R22)', () => {
@@ -63,10 +63,7 @@ describe('Gemini generator: the request it sends (issue 5, spec section 1, R22)'
   it('sends each image as inline bytes, base64 of exactly the bytes given, with its MIME type, in order (issue 5, R22)', async () => {
     const images = [image('image/png', PNG_BYTES), image('image/jpeg', JPEG_BYTES, 16, 32)];
     await generator.generate(input({ images }));
-    const inline = sentBody(fake.requests[0])
-      .contents.flatMap((content) => content.parts)
-      .filter((part) => part.inlineData !== undefined)
-      .map((part) => part.inlineData);
+    const inline = sentImages(fake.requests[0]);
     expect(inline).to.have.lengthOf(2);
     expect(inline.map((blob) => blob?.mimeType)).to.deep.equal(['image/png', 'image/jpeg']);
     expect(Buffer.from(inline[0]?.data ?? '', 'base64').equals(PNG_BYTES)).to.equal(true);

@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import type { StepLabel } from '../../src/observability/step-labels.ts';
 import { STEP_LABELS } from '../../src/observability/step-labels.ts';
 import { createCustomerFixture } from '../support/database.ts';
+import { unknownApiKey } from '../support/auth-cases.ts';
 import { client, send, type TestResponse } from '../support/http-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { errorAnswer, startFakeGemini, textAnswer, type FakeGemini } from '../generation/fake-gemini-server.ts';
@@ -95,7 +96,7 @@ describe('metrics count exactly what was sent, through every outcome class (R40)
     const keyed = { 'x-api-key': edge.apiKey, 'content-type': 'application/json' };
     counted(await send(service.url, 'POST', '/v1/evidence/reports', { body: body(4) }), 401, 'missing_api_key', POST, ['1_authenticate']);
     counted(
-      await send(service.url, 'POST', '/v1/evidence/reports', { body: body(4), headers: { 'x-api-key': `ers_live_${'x'.repeat(40)}` } }),
+      await send(service.url, 'POST', '/v1/evidence/reports', { body: body(4), headers: { 'x-api-key': unknownApiKey() } }),
       401,
       'invalid_api_key',
       POST,

@@ -9,7 +9,7 @@ import sharp from 'sharp';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Gradients and noise, so that the file compresses like a photo and not like a flat fill. */
-export function photoPixels(width: number, height: number): Buffer {
+function photoPixels(width: number, height: number): Buffer {
   const raw = Buffer.alloc(width * height * 3);
   const noise = randomBytes(width * height);
   for (let y = 0; y < height; y++) {
@@ -25,7 +25,7 @@ export function photoPixels(width: number, height: number): Buffer {
 }
 
 /** Pixels of one colour with a red square in the top-left corner: where it lands shows the rotation. */
-export function markedPixels(width: number, height: number): Buffer {
+function markedPixels(width: number, height: number): Buffer {
   const raw = Buffer.alloc(width * height * 3);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
@@ -36,8 +36,8 @@ export function markedPixels(width: number, height: number): Buffer {
   return raw;
 }
 
-export const GPS = { GPSLatitudeRef: 'N', GPSLatitude: '47/1 22/1 30/1', GPSLongitudeRef: 'E', GPSLongitude: '8/1 32/1 15/1' };
-export const XMP = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator>Jane Tenant</dc:creator></rdf:Description></rdf:RDF></x:xmpmeta>`;
+const GPS = { GPSLatitudeRef: 'N', GPSLatitude: '47/1 22/1 30/1', GPSLongitudeRef: 'E', GPSLongitude: '8/1 32/1 15/1' };
+const XMP = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator>Jane Tenant</dc:creator></rdf:Description></rdf:RDF></x:xmpmeta>`;
 
 /** A JPEG segment: marker, length (counting itself), payload. */
 function segment(marker: number, payload: Buffer): Buffer {
@@ -48,12 +48,12 @@ function segment(marker: number, payload: Buffer): Buffer {
 }
 
 /** Inserts JPEG segments right after SOI. */
-export function withJpegSegments(jpeg: Buffer, segments: readonly Buffer[]): Buffer {
+function withJpegSegments(jpeg: Buffer, segments: readonly Buffer[]): Buffer {
   return Buffer.concat([jpeg.subarray(0, 2), ...segments, jpeg.subarray(2)]);
 }
 
 /** An IPTC block (APP13, Photoshop 3.0 resource 0x0404) naming a by-line, and a COM comment. */
-export const IPTC_SEGMENT = segment(
+const IPTC_SEGMENT = segment(
   0xed,
   Buffer.concat([Buffer.from('Photoshop 3.0\0', 'latin1'), Buffer.from('8BIM\x04\x04\0\0\0\0\0\x0e\x1c\x02\x50\0\x0aJane Tenan', 'latin1')]),
 );
