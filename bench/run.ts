@@ -39,6 +39,9 @@ const ONLY_IMAGES = process.env.BENCH_ONLY === 'images';
 // flags the operator of the bench adds.
 const { env: START_ENV, args: START_NODE_ARGS } = startCommand();
 const SERVICE_NODE_ARGS = [...START_NODE_ARGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
+
+/** The service as `npm start` runs it (its Node flags), ready when /readyz answers. */
+const startService = (name: string, env: Record<string, string>) => start(name, 'src/main.ts', env, '/readyz', SERVICE_NODE_ARGS);
 const CONNECTIONS = 50;
 const QUOTA_ROWS = 1_000_000;
 const IMAGE_BYTES = 2 * 1024 * 1024;
@@ -197,7 +200,7 @@ async function observabilityScenarios(dbUrl: string, apiKey: string, warmupKey: 
       for (const variant of variants) {
         const traced = 'OTEL_EXPORTER_OTLP_ENDPOINT' in variant.env;
         const reportsBefore = traced ? await countReports(dbUrl) : 0;
-        const service = await start(variant.label, 'src/main.ts', { ...serviceEnv(dbUrl, 0), ...variant.env }, '/readyz', SERVICE_NODE_ARGS);
+        const service = await startService(variant.label, { ...serviceEnv(dbUrl, 0), ...variant.env });
         await warmUp(service, warmupKey);
         const label = rounds > 1 ? `${variant.label} (round ${round})` : variant.label;
         const [cpuBefore, postsBefore] = [cpuSeconds(service.pid), await countReports(dbUrl)];
@@ -230,7 +233,7 @@ async function run(): Promise<{
     await stop(ceiling);
   }
 
-  let service = await start('service', 'src/main.ts', serviceEnv(dbUrl, 0), '/readyz', SERVICE_NODE_ARGS);
+  let service = await startService('service', serviceEnv(dbUrl, 0));
   const customers = {
     post: await bootstrapCustomer(dbUrl, 'post'),
     quota: await bootstrapCustomer(dbUrl, 'quota'),
@@ -312,7 +315,7 @@ async function run(): Promise<{
 
   const photos = await runPhotoScenarios({
     scenario,
-    startService: (name, env) => start(name, 'src/main.ts', env, '/readyz', SERVICE_NODE_ARGS),
+    startService,
     stopService: stop,
     serviceEnv: serviceEnv(dbUrl, 0),
     apiKey: customers.photos.apiKey,
@@ -320,7 +323,7 @@ async function run(): Promise<{
   });
   if (ONLY_IMAGES) return { quotaInsert, photos };
 
-  service = await start('service (2 s generator)', 'src/main.ts', serviceEnv(dbUrl, SLOW_DELAY_MS), '/readyz', SERVICE_NODE_ARGS);
+  service = await startService('service (2 s generator)', serviceEnv(dbUrl, SLOW_DELAY_MS));
   await warmUp(service, customers.warmup.apiKey);
   // Like every other scenario, the burst is measured after a warm-up of its own shape: one
   // unmeasured burst of as many new connections (another customer), so the measured one does
@@ -345,7 +348,7 @@ async function run(): Promise<{
 
   // Statements per request, counted on the wire in a pass of its own (issue 11).
   log('counting statements per request ...');
-  statements = await measureStatements({ dbUrl, start: (env) => start('service (counted)', 'src/main.ts', { ...serviceEnv(dbUrl, 0), ...env }, '/readyz', SERVICE_NODE_ARGS), stop, apiKey: customers.post.apiKey });
+  statements = await measureStatements({ dbUrl, start: (env) => startService('service (counted)', { ...serviceEnv(dbUrl, 0), ...env }), stop, apiKey: customers.post.apiKey });
   for (const row of statements) log(`${row.request}: ${row.statementsPerRequest} statements, ${row.roundTripsPerRequest} round trips, ${row.commitsPerRequest} commits per request`);
   const otlp = await observabilityScenarios(dbUrl, customers.post.apiKey, customers.warmup.apiKey);
   return { quotaInsert, photos, otlp };

@@ -10,12 +10,11 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { serve } from '../images/support/image-server.ts';
-import { jpegBomb, phonePhoto, pngBomb, polyglot, truncated } from '../images/support/made-images.ts';
+import { jpegBomb, phonePhoto, PNG_SIGNATURE, pngBomb, polyglot, truncated } from '../images/support/made-images.ts';
 import { geminiEnv } from './support/gemini-service.ts';
 import { startImageHost } from './support/image-host.ts';
 import { expectImageFailure } from './support/image-failure.ts';
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 describe('images that do not decode, and bombs, give 422 remote_evidence_image_rejected through the whole service (R38, issue 12)', function () {
   this.timeout(60_000);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { ImageRefusal, REJECTED_REASONS, SharpImageNormalizer } from '../../src/images/index.ts';
 import { FIXTURES } from './support/fixtures.ts';
-import { jpegBomb, phonePhoto, pngBomb, polyglot, transparentPng, truncated } from './support/made-images.ts';
+import { jpegBomb, phonePhoto, PNG_SIGNATURE, pngBomb, polyglot, transparentPng, truncated } from './support/made-images.ts';
 
 const normalizer = new SharpImageNormalizer({ maxDimension: 512, maxPixels: 40_000_000 });
 
@@ -41,7 +41,7 @@ describe('decode before accepting: truncated, polyglot and bomb images are refus
   });
 
   for (const [type, signature] of [
-    ['image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+    ['image/png', PNG_SIGNATURE],
     ['image/jpeg', Buffer.from([0xff, 0xd8, 0xff, 0xe0])],
     ['image/gif', Buffer.from('GIF89a', 'latin1')],
     ['image/webp', Buffer.from('RIFF\x40\x00\x00\x00WEBPVP8 ', 'latin1')],

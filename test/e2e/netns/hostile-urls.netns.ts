@@ -5,8 +5,8 @@
 // blocked target however it is spelled; 422 or 503 where only DNS could tell. No connection to
 // any refused address, nothing stored, no generator call, no internal detail in any body.
 // The same list runs at the fetcher in test/images/netns/. Started by ../hostile-urls-in-namespace.test.ts.
-import { ALL_HOSTILE_URLS, HOSTILE_URLS, type ServiceOutcome } from '../../support/hostile-urls.ts';
-import { hostileHarness, portsOf } from '../support/netns.ts';
+import { ALL_HOSTILE_URLS, HOSTILE_URLS, namedPorts, type ServiceOutcome } from '../../support/hostile-urls.ts';
+import { hostileHarness } from '../support/netns.ts';
 
 const RULED: Record<ServiceOutcome, string> = {
   rejected: '422 remote_evidence_image_rejected for each, no connection (R23)',
@@ -15,7 +15,7 @@ const RULED: Record<ServiceOutcome, string> = {
 };
 
 describe('hostile URLs by class of attack against the whole service, loopback-only namespace: ruled code, no connection (issue 3, R22, R23)', () => {
-  const harness = hostileHarness({}, portsOf(ALL_HOSTILE_URLS));
+  const harness = hostileHarness({}, namedPorts(ALL_HOSTILE_URLS));
 
   for (const { attack, service, urls } of HOSTILE_URLS) {
     it(`${attack}: ${RULED[service]}`, async () => {

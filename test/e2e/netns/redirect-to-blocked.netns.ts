@@ -12,7 +12,8 @@ import { createCustomerFixture } from '../../support/database.ts';
 import { ImageServer, redirect, serve } from '../../images/support/image-server.ts';
 import type { Route } from '../../images/support/image-server.ts';
 import { PNG } from '../../images/support/fixtures.ts';
-import { hostileHarness, portsOf, secretsOf } from '../support/netns.ts';
+import { namedPorts } from '../../support/hostile-urls.ts';
+import { hostileHarness, secretsOf } from '../support/netns.ts';
 
 const MAX_REDIRECTS = 3;
 
@@ -56,7 +57,7 @@ const NAME_TARGETS: Record<string, string> = {
 describe('redirects from an allowed host to blocked targets, whole service, loopback-only namespace: 422 and no connection (issue 3, R22, R23)', () => {
   const harness = hostileHarness(
     { REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', IMAGE_MAX_REDIRECTS: String(MAX_REDIRECTS) },
-    portsOf([...Object.values(BLOCKED_TARGETS), ...Object.values(NAME_TARGETS)].map((t) => new URL(t, 'http://127.0.0.9/').href)),
+    namedPorts([...Object.values(BLOCKED_TARGETS), ...Object.values(NAME_TARGETS)].map((t) => new URL(t, 'http://127.0.0.9/').href)),
   );
   let origin: ImageServer;
   const routes: Record<string, Route> = { '/ok.png': serve(PNG, 'image/png') };

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { hostileHarness, portsOf, type Outcome } from '../support/netns.ts';
+import { namedPorts, type ServiceOutcome } from '../../support/hostile-urls.ts';
+import { hostileHarness } from '../support/netns.ts';
 
 interface SampleCase {
   readonly url: string;
@@ -19,7 +20,7 @@ interface SampleCase {
 const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
 const cases = JSON.parse(readFileSync(path.join(REPO, 'docs', 'spec', 'ssrf-sample-cases.json'), 'utf8')) as SampleCase[];
 
-function outcomeOf(sample: SampleCase): Outcome {
+function outcomeOf(sample: SampleCase): ServiceOutcome {
   if (sample.expect === 'rejected_or_unavailable') return 'rejected_or_unavailable';
   if (sample.preferred.startsWith('400 invalid_request_payload')) return 'payload';
   if (sample.preferred.startsWith('422 remote_evidence_image_rejected')) return 'rejected';
@@ -27,7 +28,7 @@ function outcomeOf(sample: SampleCase): Outcome {
 }
 
 describe('SSRF sample cases against the whole service, loopback-only namespace: each as the sample prefers, no connection (issue 3, R23)', () => {
-  const harness = hostileHarness({}, portsOf(cases.map((c) => c.url)));
+  const harness = hostileHarness({}, namedPorts(cases.map((c) => c.url)));
 
   it('the sample file is read (41 cases or more)', () => {
     expect(cases.length).to.be.at.least(41);

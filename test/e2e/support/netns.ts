@@ -14,14 +14,13 @@ import { geminiEnv } from './gemini-service.ts';
 import { PortGuard } from '../../images/support/port-guard.ts';
 import { errorOf, expectNoInternalDetail } from './leaks.ts';
 import { expectApiError } from '../../support/expect-api-error.ts';
-import { namedPorts, type ServiceOutcome } from '../../support/hostile-urls.ts';
+import type { ServiceOutcome } from '../../support/hostile-urls.ts';
 
 /** Set by the parent test: this process runs where only loopback exists. */
 export const IN_E2E_NETNS = process.env.E2E_NETNS === '1';
 
 export const GUARDED_PORTS = [21, 22, 25, 53, 80, 443, 1900, 2375, 2379, 3306, 5432, 6379, 8000, 8080, 8443, 9200, 11211, 27017];
 
-export type Outcome = ServiceOutcome;
 
 export interface Attempt {
   readonly host: string | undefined;
@@ -50,7 +49,6 @@ export function logConnections(): { attempts: Attempt[]; restore(): void } {
 }
 
 /** The explicit ports the URLs name (a guard listens on each, besides GUARDED_PORTS). */
-export const portsOf = namedPorts;
 
 /** Host, address and port strings of a URL: what a response may not repeat. */
 export function secretsOf(url: string): string[] {
@@ -66,7 +64,7 @@ export function secretsOf(url: string): string[] {
 }
 
 /** The ruled outcome for the URL at `index`: 400 with its pointer (R8), or 422 / 503 with {imageIndex} (R23). */
-export function expectOutcomeOf(res: TestResponse, outcome: Outcome, index: number): void {
+export function expectOutcomeOf(res: TestResponse, outcome: ServiceOutcome, index: number): void {
   if (outcome === 'payload') {
     expectApiError(res, 'invalid_request_payload');
     expect(errorOf(res).details?.pointer).to.equal(`/evidence/images/${index}/url`);
@@ -88,7 +86,7 @@ export interface HostileHarness {
   readonly allowedPorts: Set<number>;
   readonly connections: { attempts: Attempt[]; restore(): void };
   /** Posts `urls` as the evidence images and checks the outcome for the URL at `index`. */
-  expectOutcome(urls: readonly string[], outcome: Outcome, index?: number, secrets?: readonly string[]): Promise<TestResponse>;
+  expectOutcome(urls: readonly string[], outcome: ServiceOutcome, index?: number, secrets?: readonly string[]): Promise<TestResponse>;
   /**
    * No guard saw a connection; every connection attempt went to an allowed local port; the
    * harness customer has no report, unit or claim; the generator saw `generatorCalls` calls.
