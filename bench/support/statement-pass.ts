@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { viaProxy } from '../../test/support/tcp-proxy.ts';
 import type { NodeChild } from './processes.ts';
 import { startStatementCounter } from './statement-counter.ts';
 import { REPORTS_PATH, TEXT_REQUEST, USAGE_PATH } from './workload.ts';
@@ -67,10 +68,7 @@ export async function measureStatements(opts: {
 }): Promise<StatementFigures[]> {
   const target = new URL(opts.dbUrl);
   const counter = await startStatementCounter(target.hostname, Number(target.port || 5432));
-  const proxied = new URL(opts.dbUrl);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(counter.port);
-  const service = await opts.start({ DATABASE_URL: proxied.toString() });
+  const service = await opts.start({ DATABASE_URL: viaProxy(opts.dbUrl, counter) });
   const stats = new pg.Client({ connectionString: opts.dbUrl });
   await stats.connect();
   try {

@@ -108,7 +108,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
 }
 
 /** The same connection string, through the proxy. */
-export function viaProxy(url: string, proxy: TcpProxy): string {
+export function viaProxy(url: string, proxy: Pick<TcpProxy, 'port'>): string {
   const parsed = new URL(url);
   parsed.hostname = '127.0.0.1';
   parsed.port = String(proxy.port);
