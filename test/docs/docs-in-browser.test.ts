@@ -3,25 +3,15 @@
 // gives them; every request the page makes goes to the service itself (no CDN, web font or
 // image from elsewhere) and nothing is logged as an error on the console. The screenshot the
 // README shows (docs/api-reference.png) is taken here.
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Page, Request } from 'playwright-core';
-import { parse } from 'yaml';
+import { contractDocument, errorCodesOf, resolve } from '../support/contract-validator.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { launchChromium, type Browser } from './chromium.ts';
 
 type Json = Record<string, unknown>;
 const SCREENSHOT = fileURLToPath(new URL('../../docs/api-reference.png', import.meta.url));
-const contract = parse(readFileSync(new URL('../../contract/openapi.yaml', import.meta.url), 'utf8')) as Json;
-
-const resolve = (node: Json): Json =>
-  typeof node.$ref === 'string' ? resolve((node.$ref as string).slice(2).split('/').reduce<Json>((at, key) => at[key] as Json, contract)) : node;
-const bodyCodes = (schema: Json): string[] => {
-  const body = resolve(schema);
-  if (Array.isArray(body.oneOf)) return (body.oneOf as Json[]).flatMap(bodyCodes);
-  return ((body.properties as Record<string, Json>).code as Json).enum as string[];
-};
 
 interface Operation {
   tag: string;
@@ -33,14 +23,13 @@ interface Operation {
 }
 
 /** Both operations as the contract describes them (so the test follows the contract, not a list of its own). */
-const OPERATIONS: Operation[] = Object.entries(contract.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
+const OPERATIONS: Operation[] = Object.entries(contractDocument.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
   Object.entries(item).map(([method, operation]) => {
     const errors = new Map<string, string[]>();
     for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
       if (Number(status) < 400) continue;
       const media = (resolve(response).content as Record<string, Json>)['application/json'] as Json;
-      const error = (resolve(media.schema as Json).properties as Record<string, Json>).error as Json;
-      errors.set(status, bodyCodes(error));
+      errors.set(status, errorCodesOf(media.schema as Json));
     }
     return { tag: (operation.tags as string[])[0] as string, summary: operation.summary as string, method, path, errors };
   }),

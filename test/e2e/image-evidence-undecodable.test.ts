@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import { createCustomerFixture } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useService } from '../support/use-service.ts';
 import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
 import type { ImageServer } from '../images/support/image-server.ts';
 import { serve } from '../images/support/image-server.ts';
@@ -15,12 +15,10 @@ import { geminiEnv } from './support/gemini-service.ts';
 import { startImageHost } from './support/image-host.ts';
 import { expectImageFailure } from './support/image-failure.ts';
 
-
 describe('images that do not decode, and bombs, give 422 remote_evidence_image_rejected through the whole service (R38, issue 12)', function () {
   this.timeout(60_000);
   let host: ImageServer;
   let gemini: FakeGemini;
-  let service: TestService;
   let cases: { path: string; type: string; bytes: Buffer }[];
   // In the order of `cases` (the titles are needed before the files are made).
 
@@ -37,10 +35,9 @@ describe('images that do not decode, and bombs, give 422 remote_evidence_image_r
     ];
     host = await startImageHost({ extraRoutes: Object.fromEntries(cases.map((c) => [c.path, serve(c.bytes, c.type)])) });
     gemini = await startFakeGemini();
-    service = await startTestService({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', ...geminiEnv(gemini) });
   });
+  const app = useService(() => ({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', ...geminiEnv(gemini) }));
   after(async () => {
-    await service?.close();
     await gemini?.stop();
     await host?.close();
   });
@@ -49,13 +46,13 @@ describe('images that do not decode, and bombs, give 422 remote_evidence_image_r
     const index = n % 3;
     it(`${name}: 422 with details {imageIndex: ${index}}, nothing stored or generated (R38, R23)`, async () => {
       const c = cases[n]!;
-      await expectImageFailure({ serviceUrl: service.url, host, gemini, path: c.path, index, code: 'remote_evidence_image_rejected', withText: n % 2 === 0 });
+      await expectImageFailure({ serviceUrl: app.service.url, host, gemini, path: c.path, index, code: 'remote_evidence_image_rejected', withText: n % 2 === 0 });
     });
   }
 
   it('the bomb is answered at once, and the service keeps answering', async () => {
     const customer = await createCustomerFixture();
-    const api = client(service.url, customer.apiKey);
+    const api = client(app.service.url, customer.apiKey);
     const started = performance.now();
     const res = await api.createReport({ context: 'damage_report', evidence: { images: [{ url: host.url('/bomb.png') }] } });
     expect(res.status).to.equal(422);

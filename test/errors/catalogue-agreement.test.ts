@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/catalogue.ts';
-import { contractDocument } from '../support/contract-validator.ts';
+import { contractDocument, errorCodesOf, resolve } from '../support/contract-validator.ts';
 
 const SPEC_IN_REPO = new URL('../../docs/spec/evidence-report-service.md', import.meta.url);
 const spec = readFileSync(SPEC_IN_REPO, 'utf8');
@@ -52,17 +52,6 @@ describe('error catalogue agreement (issue 2, R9, R10)', () => {
 
   it("each operation's error responses: the documented code enum equals the examples' codes, all of that status, with catalogue messages", () => {
     const paths = contractDocument.paths as Record<string, Record<string, Json>>;
-    const resolve = (node: Json): Json =>
-      typeof node.$ref === 'string'
-        ? resolve((node.$ref as string).slice(2).split('/').reduce<Json>((acc, k) => acc[k] as Json, contractDocument))
-        : node;
-    // The codes a response schema allows: error.code's enum, through a oneOf of error bodies (429).
-    const bodyCodes = (schema: Json): string[] => {
-      const body = resolve(schema);
-      if (Array.isArray(body.oneOf)) return (body.oneOf as Json[]).flatMap(bodyCodes);
-      return ((body.properties as Record<string, Json>).code as Json).enum as string[];
-    };
-    const codesOf = (schema: Json): string[] => bodyCodes((resolve(schema).properties as Record<string, Json>).error as Json);
     let responses = 0;
     for (const operations of Object.values(paths)) {
       for (const operation of Object.values(operations)) {
@@ -72,7 +61,7 @@ describe('error catalogue agreement (issue 2, R9, R10)', () => {
           const examples = Object.values(media.examples as Record<string, Json>).map(
             (example) => (example.value as { error: { code: ErrorCode; message: string } }).error,
           );
-          expect(examples.map((e) => e.code).sort(), `${operation.operationId} ${status}`).to.deep.equal(codesOf(media.schema as Json).sort());
+          expect(examples.map((e) => e.code).sort(), `${operation.operationId} ${status}`).to.deep.equal(errorCodesOf(media.schema as Json).sort());
           for (const error of examples) {
             expect(ERROR_CATALOGUE[error.code].status, `${status} ${error.code}`).to.equal(Number(status));
             expect(error.message, error.code).to.equal(ERROR_CATALOGUE[error.code].message);

@@ -35,13 +35,24 @@ function validatorFor(ref: string): ValidateFunction {
   return validate;
 }
 
-function resolve(node: unknown): Json {
+/** Follows `$ref`s (JSON pointers into the contract) to the node they name. */
+export function resolve(node: unknown): Json {
   let current = node as Json;
   while (typeof current?.$ref === 'string') {
     const pointer = (current.$ref as string).slice(2).split('/');
     current = pointer.reduce<Json>((acc, token) => acc[token.replace(/~1/g, '/').replace(/~0/g, '~')] as Json, contractDocument);
   }
   return current;
+}
+
+/** The codes an error response's schema allows: error.code's enum, through a oneOf of error bodies (429). */
+export function errorCodesOf(schema: Json): string[] {
+  const bodyCodes = (body: Json): string[] => {
+    const resolved = resolve(body);
+    if (Array.isArray(resolved.oneOf)) return (resolved.oneOf as Json[]).flatMap(bodyCodes);
+    return ((resolved.properties as Record<string, Json>).code as Json).enum as string[];
+  };
+  return bodyCodes((resolve(schema).properties as Record<string, Json>).error as Json);
 }
 
 function operationOf(method: string, path: string): Json | undefined {
