@@ -36,3 +36,35 @@ export function signatureMatches(mimeType: ImageMimeType, head: Buffer): boolean
       return has(head, RIFF) && has(head, WEBP, 8);
   }
 }
+
+const EOI = Buffer.from([0xff, 0xd9]);
+
+/**
+ * False when a JPEG's entropy-coded data has no end-of-image marker after its first scan: the file
+ * ends before the image does (R38, `truncated`). libvips notices a cut only when its decoder
+ * asks for bytes that are not there, so a file that lost just its last bytes may decode without
+ * a word; this check makes that refusal certain. The markers before the scan are walked by their
+ * lengths (an EXIF thumbnail's own end marker is inside APP1, before the scan), and anything after
+ * the end marker (a motion photo's video) is allowed. Bytes it cannot walk get no verdict (true):
+ * the decoder judges them.
+ */
+export function jpegHasEnd(bytes: Buffer): boolean {
+  let at = 2; // after SOI
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return true;
+    const marker = bytes[at + 1] as number;
+    if (marker === 0xff) {
+      at += 1; // fill byte
+      continue;
+    }
+    if (marker === 0xd9) return true;
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2; // markers without a length
+      continue;
+    }
+    const length = bytes.readUInt16BE(at + 2);
+    if (marker === 0xda) return bytes.indexOf(EOI, at + 2 + length) !== -1;
+    at += 2 + length;
+  }
+  return false; // the file ends among the headers, before any scan
+}

@@ -17,6 +17,7 @@ import { ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
 import type { ImageMimeType } from './image-fetcher.ts';
 import type { ImageNormalizer, Normalization } from './image-normalizer.ts';
 import { isSrgbProfile } from './icc-profile.ts';
+import { jpegHasEnd } from './image-content.ts';
 import { configureSharp, defaultNormalizerConcurrency } from './sharp-setup.ts';
 import { WorkQueue } from './work-queue.ts';
 import type { Admission } from './work-queue.ts';
@@ -103,6 +104,7 @@ export class SharpImageNormalizer implements ImageNormalizer {
       const options = { limitInputPixels: this.#maxPixels, failOn: 'error', pages: 1, animated: false } as const;
       const header = await sharp(bytes, options).metadata();
       const original = this.#check(header, mimeType);
+      if (mimeType === 'image/jpeg' && !jpegHasEnd(bytes)) throw rejected('truncated');
       // An sRGB profile is skipped: converting to sRGB would change nothing and cost as much CPU
       // as the decoding (icc-profile.ts). Every other profile is applied by toColourspace below.
       const image = sharp(bytes, { ...options, ignoreIcc: header.icc !== undefined && isSrgbProfile(header.icc) });
