@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**', 'src/cli/**'],
+    files: ['scripts/**', 'bench/**', 'src/cli/**', 'eval/**'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -1,4 +1,4 @@
-// The same hand-written handler (support/baseline-handler.ts) on Fastify (issue 11), so the
+// The same hand-written handler (support/baseline-handler.ts) on Fastify, so the
 // bench shows what the framework alone changes. DATABASE_URL, PORT from the env.
 import Fastify from 'fastify';
 import { createBaselineHandler } from './support/baseline-handler.ts';

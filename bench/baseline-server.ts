@@ -1,4 +1,4 @@
-// The issue 6 reference point: the hand-written handler (support/baseline-handler.ts) on Koa.
+// The throughput reference point: the hand-written handler (support/baseline-handler.ts) on Koa.
 // It runs on the service's own database and customers, so the comparison is side by side.
 // DATABASE_URL, PORT from the env.
 import type { IncomingMessage } from 'node:http';

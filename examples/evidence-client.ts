@@ -1,4 +1,4 @@
-// A client to copy (issue 10 item 4): openapi-fetch typed by the types generated from the
+// A client to copy: openapi-fetch typed by the types generated from the
 // published contract, doing what the contract's retry guidance says ("## Errors" in
 // contract/openapi.yaml):
 // - one fresh Idempotency-Key per logical request, the same key on every retry of it, so a retry
@@ -132,6 +132,14 @@ export function createEvidenceClient(options: ClientOptions) {
     /** POST /v1/evidence/reports; pass `idempotencyKey` only to resume a logical request of your own. */
     createReport(body: CreateReportRequest, idempotencyKey: string = crypto.randomUUID()): Promise<Answer<EvidenceReport>> {
       return withRetries(() => api.POST('/v1/evidence/reports', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }));
+    },
+    /**
+     * GET /v1/evidence/reports/{id}: one of your reports, as its 201 returned it, for example to
+     * learn after a timeout whether a report was made. A 404 evidence_report_not_found (unknown,
+     * or not yours in this key's mode) is not retried.
+     */
+    getReport(id: string): Promise<Answer<EvidenceReport>> {
+      return withRetries(() => api.GET('/v1/evidence/reports/{id}', { params: { path: { id } } }));
     },
     /** GET /v1/usage/current (reading writes nothing, so it is retried the same way). */
     currentUsage(): Promise<Answer<CurrentUsage>> {

@@ -56,6 +56,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/evidence/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one of the caller's reports
+         * @description Returns one of the caller's reports with the body of the 201 that created it, for
+         *     example to learn after a timeout whether a report was made, once the 24 hours of
+         *     `Idempotency-Key` replay have passed. Reports are read in the caller's mode: a live key
+         *     sees only live reports, a test key only test reports. An id that is unknown, another
+         *     customer's, of the other mode, or that is not a report id at all gets the same 404
+         *     `evidence_report_not_found`. Reading is free (no usage unit) and is not counted by the
+         *     technical rate limit of report creation. Authentication and the product entitlement are
+         *     checked as for creation.
+         */
+        get: operations["getEvidenceReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage/current": {
         parameters: {
             query?: never;
@@ -206,7 +233,7 @@ export interface components {
          * @description Every error code the service returns. Each code has a fixed meaning and HTTP status.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_request_payload" | "invalid_idempotency_key" | "missing_api_key" | "invalid_api_key" | "quota_access_denied" | "current_usage_access_denied" | "product_not_entitled" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "idempotency_in_progress" | "invalid_evidence_report_input" | "remote_evidence_image_rejected" | "quota_exceeded" | "rate_limit_exceeded" | "internal_error" | "invalid_generated_report" | "report_generation_failed" | "entitlement_check_unavailable" | "rate_limit_unavailable" | "remote_evidence_image_unavailable" | "api_key_authentication_unavailable" | "quota_check_unavailable" | "report_generation_unavailable" | "evidence_report_write_failed" | "usage_recording_failed" | "current_usage_unavailable" | "idempotency_unavailable" | "idempotency_replay_unavailable";
+        ErrorCode: "invalid_json" | "invalid_request_payload" | "invalid_idempotency_key" | "missing_api_key" | "invalid_api_key" | "quota_access_denied" | "current_usage_access_denied" | "product_not_entitled" | "not_found" | "evidence_report_not_found" | "method_not_allowed" | "idempotency_conflict" | "idempotency_in_progress" | "invalid_evidence_report_input" | "remote_evidence_image_rejected" | "quota_exceeded" | "rate_limit_exceeded" | "internal_error" | "invalid_generated_report" | "report_generation_failed" | "entitlement_check_unavailable" | "rate_limit_unavailable" | "remote_evidence_image_unavailable" | "api_key_authentication_unavailable" | "quota_check_unavailable" | "report_generation_unavailable" | "evidence_report_write_failed" | "usage_recording_failed" | "current_usage_unavailable" | "idempotency_unavailable" | "idempotency_replay_unavailable";
         /** @description Additional primitive facts about the error (string, number, boolean or null values only). */
         ErrorDetails: {
             [key: string]: (string | null) | number | boolean;
@@ -378,6 +405,36 @@ export interface components {
                 details?: components["schemas"]["ErrorDetails"];
             };
         };
+        /** @description The customer is not entitled to the product. */
+        GetEvidenceReportForbiddenError: {
+            error: {
+                /** @enum {string} */
+                code: "product_not_entitled";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
+        };
+        /** @description No report of the caller, in the caller's mode, has this id (R54). */
+        GetEvidenceReportNotFoundError: {
+            error: {
+                /** @enum {string} */
+                code: "evidence_report_not_found";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
+        };
+        /** @description Authentication, the entitlement check or the report read is unavailable. */
+        GetEvidenceReportUnavailableError: {
+            error: {
+                /** @enum {string} */
+                code: "api_key_authentication_unavailable" | "entitlement_check_unavailable" | "report_generation_unavailable";
+                message: components["schemas"]["ErrorMessage"];
+                requestId: components["schemas"]["RequestId"];
+                details?: components["schemas"]["ErrorDetails"];
+            };
+        };
     };
     responses: {
         /** @description The API key is missing, invalid, inactive or revoked (correct the credential). */
@@ -420,7 +477,7 @@ export interface components {
         CacheControl: "no-store";
         /** @description `true` when this 201 is the stored result of an earlier request with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
-        /** @description Seconds to wait before retrying (integer, minimum 1). Sent with `rate_limit_exceeded` only, never with `quota_exceeded`. */
+        /** @description Seconds to wait before retrying (integer, minimum 1). Sent with `rate_limit_exceeded`, and with the 503 of an instance that sheds load; never with `quota_exceeded`. */
         RetryAfter: number;
         /**
          * @description IETF RateLimit header field (draft-ietf-httpapi-ratelimit-headers): the remaining
@@ -548,15 +605,89 @@ export interface operations {
                     "application/json": components["schemas"]["CreateEvidenceReportBadGatewayError"];
                 };
             };
-            /** @description A dependency is unavailable; nothing was stored or counted (retry with bounded exponential backoff). */
+            /**
+             * @description A dependency is unavailable; nothing was stored or counted (retry with bounded exponential backoff).
+             *     An instance that is saturated refuses the request before authentication with
+             *     `report_generation_unavailable` and a `Retry-After` header (wait at least that long).
+             */
             503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateEvidenceReportUnavailableError"];
+                };
+            };
+        };
+    };
+    getEvidenceReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of the report, as the 201 returned it. Any other value, whatever its form,
+                 *     is an id of no report of the caller's: 404 `evidence_report_not_found`.
+                 * @example 3c6e0b8a-6f1d-4b7e-9a2c-5d1e8f4a7b90
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, as created. */
+            200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreateEvidenceReportUnavailableError"];
+                    "application/json": components["schemas"]["EvidenceReport"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The customer is not entitled to the product (resolve access first). */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetEvidenceReportForbiddenError"];
+                };
+            };
+            /** @description No report of the caller's, in the caller's mode, has this id. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetEvidenceReportNotFoundError"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /**
+             * @description Authentication, the entitlement check or the report read is unavailable (retry with bounded exponential backoff).
+             *     An instance that is saturated refuses the request before authentication with
+             *     `report_generation_unavailable` and a `Retry-After` header (wait at least that long).
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetEvidenceReportUnavailableError"];
                 };
             };
         };
@@ -594,11 +725,16 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
-            /** @description Authentication or the usage read is unavailable (retry with bounded exponential backoff). */
+            /**
+             * @description Authentication or the usage read is unavailable (retry with bounded exponential backoff).
+             *     An instance that is saturated refuses the request before authentication with
+             *     `current_usage_unavailable` and a `Retry-After` header (wait at least that long).
+             */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {

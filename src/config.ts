@@ -3,251 +3,302 @@
 // line naming the variable.
 import { Ajv } from 'ajv';
 import { isIP } from 'node:net';
+import { postgresTlsProblem } from './db/postgres-tls.ts';
 
 export type RateLimitStore = 'postgres' | 'memory' | 'redis';
-export type GeneratorKind = 'offline' | 'gemini';
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-export interface Config {
-  readonly port: number;
-  readonly host: string;
-  readonly databaseUrl: string | undefined;
-  readonly dataDir: string;
-  readonly reportGenerator: GeneratorKind;
-  readonly geminiApiKey: string | undefined;
-  readonly geminiModel: string;
-  readonly geminiBaseUrl: string | undefined;
-  readonly generatorTimeoutMs: number;
-  /** Bench-only: the offline generator waits this long before answering (issue 6). */
-  readonly offlineGeneratorDelayMs: number;
-  readonly rateLimitRequests: number;
-  readonly rateLimitWindowSeconds: number;
-  readonly rateLimitStore: RateLimitStore;
-  readonly redisUrl: string | undefined;
-  readonly idempotencyRetentionHours: number;
-  readonly imageMaxBytes: number;
-  readonly imageFetchTimeoutMs: number;
-  readonly imageMaxRedirects: number;
-  readonly imageMaxCount: number;
-  readonly imageUrlMaxChars: number;
-  readonly imageFetchConcurrency: number;
-  readonly imageBytesInFlightMax: number;
-  readonly evidenceTextMaxChars: number;
-  readonly languageMaxChars: number;
-  readonly remoteImageAllowCidrs: readonly string[];
-  readonly bodyMaxBytes: number;
-  readonly shutdownTimeoutMs: number;
-  readonly dbPoolSize: number;
-  /** R33: taking or opening a database connection, at most this long. */
-  readonly dbConnectTimeoutMs: number;
-  /** R33: one statement (and idle in a transaction) at most this long. */
-  readonly dbStatementTimeoutMs: number;
-  /** R35: after SIGTERM, keep serving this long with /readyz at 503. */
-  readonly shutdownDrainMs: number;
-  /** R37: pending connections the listener queues (capped by the kernel's somaxconn). */
-  readonly listenBacklog: number;
-  /** R36: how often expired idempotency records, abandoned claims and rate-limit counters are swept. */
-  readonly idempotencySweepIntervalSeconds: number;
-  /** R38: normalized images fit this many pixels on their long side. */
-  readonly imageMaxDimension: number;
-  /** R38: decoded images above this many pixels are refused (decompression bomb). */
-  readonly imageMaxPixels: number;
-  /** R40: the Prometheus listener; undefined means no listener. */
-  readonly metricsPort: number | undefined;
-  readonly metricsHost: string;
-  /** R41: OTLP/HTTP endpoint; undefined means nothing is exported (and nothing is loaded). */
-  readonly otelExporterOtlpEndpoint: string | undefined;
-  readonly logLevel: LogLevel;
+type GeneratorKind = 'offline' | 'gemini';
+export type ThinkingLevel = 'minimal' | 'low' | 'medium' | 'high';
+/** R45: HTTPS_PROXY / HTTP_PROXY / NO_PROXY, upper case first, as curl and Node read them. */
+export interface EgressProxy {
+  readonly httpsProxy: string | undefined;
+  readonly httpProxy: string | undefined;
+  readonly noProxy: string | undefined;
 }
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export const DEFAULT_GEMINI_MODEL = 'gemini-2.5-flash';
+/**
+ * R42: two stable Flash models with no announced shutdown on the Gemini deprecations page
+ * (read 2026-11-24): the newest first, its predecessor as the fallback. Both are the newest of
+ * the stable list, so they are the last to be retired; both take the same settings (R43).
+ */
+export const DEFAULT_GEMINI_MODELS = Object.freeze(['gemini-3.8-flash', 'gemini-3.7-flash']);
+/**
+ * R43: a report is a few hundred output tokens; at the default thinking level (low) the
+ * thoughts add a few hundred more. 8192 is several times that, so only a runaway answer (a
+ * loop) reaches it, and it is cut there instead of at the model's own much larger limit.
+ */
+export const DEFAULT_GEMINI_MAX_OUTPUT_TOKENS = 8192;
+const MODEL_NAME = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 
-type Spec =
-  | { kind: 'int'; min: number; max: number; def?: number }
-  | { kind: 'string'; def?: string; pattern?: string }
-  | { kind: 'enum'; values: readonly string[]; def?: string }
-  | { kind: 'url'; protocols: readonly string[] };
+// ---------------------------------------------------------------------------------------------
+// One entry per variable, keyed by the name the code reads (config.imageMaxBytes): the JSON
+// schema that validates it, the sentence of its one-line error, its default and its parser all
+// come from that entry, and so does the Config type. A variable is written once.
 
-// One entry per variable: the schema is derived from this table, so a variable
-// cannot be documented here and forgotten in the validation.
-const VARS = {
-  PORT: { kind: 'int', min: 0, max: 65535, def: 8080 },
-  HOST: { kind: 'string', def: '127.0.0.1', pattern: '^\\S+$' },
-  DATABASE_URL: { kind: 'url', protocols: ['postgres:', 'postgresql:'] },
-  DATA_DIR: { kind: 'string', def: './.data', pattern: '\\S' },
-  REPORT_GENERATOR: { kind: 'enum', values: ['offline', 'gemini'] },
-  GEMINI_API_KEY: { kind: 'string', pattern: '^\\S+$' },
-  GEMINI_MODEL: { kind: 'string', def: DEFAULT_GEMINI_MODEL, pattern: '^[A-Za-z0-9._/-]+$' },
-  GEMINI_BASE_URL: { kind: 'url', protocols: ['http:', 'https:'] },
-  GENERATOR_TIMEOUT_MS: { kind: 'int', min: 100, max: 600_000, def: 30_000 },
-  OFFLINE_GENERATOR_DELAY_MS: { kind: 'int', min: 0, max: 600_000, def: 0 },
-  RATE_LIMIT_REQUESTS: { kind: 'int', min: 1, max: 1_000_000_000, def: 60 },
-  RATE_LIMIT_WINDOW_SECONDS: { kind: 'int', min: 1, max: 86_400, def: 60 },
-  RATE_LIMIT_STORE: { kind: 'enum', values: ['postgres', 'memory', 'redis'], def: 'postgres' },
-  REDIS_URL: { kind: 'url', protocols: ['redis:', 'rediss:'] },
-  IDEMPOTENCY_RETENTION_HOURS: { kind: 'int', min: 1, max: 24 * 365, def: 24 },
-  IMAGE_MAX_BYTES: { kind: 'int', min: 1, max: 100 * 1024 * 1024, def: 10 * 1024 * 1024 },
-  IMAGE_FETCH_TIMEOUT_MS: { kind: 'int', min: 100, max: 120_000, def: 5_000 },
-  IMAGE_MAX_REDIRECTS: { kind: 'int', min: 0, max: 10, def: 3 },
-  IMAGE_MAX_COUNT: { kind: 'int', min: 1, max: 64, def: 8 },
-  IMAGE_URL_MAX_CHARS: { kind: 'int', min: 16, max: 65_536, def: 2_048 },
-  IMAGE_FETCH_CONCURRENCY: { kind: 'int', min: 1, max: 16, def: 4 },
-  // Image bytes held at once, process-wide: with the service's own ~200 MiB and the garbage of
-  // socket reads, 192 MiB keeps a busy process under 600 MiB (issue 6 image load).
-  IMAGE_BYTES_IN_FLIGHT_MAX: { kind: 'int', min: 1, max: 4 * 1024 * 1024 * 1024, def: 192 * 1024 * 1024 },
-  EVIDENCE_TEXT_MAX_CHARS: { kind: 'int', min: 1, max: 1_000_000, def: 20_000 },
-  LANGUAGE_MAX_CHARS: { kind: 'int', min: 1, max: 10_000, def: 100 },
-  REMOTE_IMAGE_ALLOW_CIDRS: { kind: 'string', def: '' },
-  BODY_MAX_BYTES: { kind: 'int', min: 1024, max: 64 * 1024 * 1024, def: 1024 * 1024 },
-  SHUTDOWN_TIMEOUT_MS: { kind: 'int', min: 0, max: 600_000, def: 10_000 },
-  DB_POOL_SIZE: { kind: 'int', min: 1, max: 200, def: 10 },
-  DB_CONNECT_TIMEOUT_MS: { kind: 'int', min: 100, max: 120_000, def: 2_000 },
-  DB_STATEMENT_TIMEOUT_MS: { kind: 'int', min: 100, max: 600_000, def: 5_000 },
-  SHUTDOWN_DRAIN_MS: { kind: 'int', min: 0, max: 600_000, def: 0 },
-  LISTEN_BACKLOG: { kind: 'int', min: 1, max: 1_048_576, def: 4096 },
-  IDEMPOTENCY_SWEEP_INTERVAL_SECONDS: { kind: 'int', min: 1, max: 86_400, def: 300 },
-  IMAGE_MAX_DIMENSION: { kind: 'int', min: 16, max: 16_384, def: 2048 },
-  IMAGE_MAX_PIXELS: { kind: 'int', min: 256, max: 1_000_000_000, def: 40_000_000 },
-  METRICS_PORT: { kind: 'int', min: 0, max: 65535 },
-  METRICS_HOST: { kind: 'string', def: '127.0.0.1', pattern: '^\\S+$' },
-  OTEL_EXPORTER_OTLP_ENDPOINT: { kind: 'url', protocols: ['http:', 'https:'] },
-  LOG_LEVEL: { kind: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], def: 'info' },
-} as const satisfies Record<string, Spec>;
-
-type VarName = keyof typeof VARS;
-
-function schemaFor(spec: Spec): object {
-  switch (spec.kind) {
-    case 'int':
-      return { type: 'integer', minimum: spec.min, maximum: spec.max };
-    case 'enum':
-      return { type: 'string', enum: spec.values };
-    case 'url':
-      return { type: 'string', minLength: 1 };
-    case 'string':
-      return spec.pattern === undefined ? { type: 'string' } : { type: 'string', pattern: spec.pattern };
-  }
+interface Variable<T> {
+  /** The environment variable (operator-interface.md). */
+  readonly env: string;
+  /** JSON schema of the raw value; Ajv coerces integers. */
+  readonly schema: object;
+  /** What a bad value is told it should have been: "Invalid NAME: expected <this>." */
+  readonly expected: string;
+  /** The value, from the raw one (undefined when unset: the default applies here). */
+  readonly read: (raw: string | undefined, reject: (expected?: string) => never) => T;
 }
+
+function int(env: string, min: number, max: number, def: number): Variable<number>;
+function int(env: string, min: number, max: number): Variable<number | undefined>;
+function int(env: string, min: number, max: number, def?: number): Variable<number | undefined> {
+  return { env, schema: { type: 'integer', minimum: min, maximum: max }, expected: `an integer from ${min} to ${max}`, read: (raw) => (raw === undefined ? def : Number(raw)) };
+}
+
+function text(env: string, options: { def: string; pattern?: string }): Variable<string>;
+function text(env: string, options?: { pattern?: string }): Variable<string | undefined>;
+function text(env: string, options: { def?: string; pattern?: string } = {}): Variable<string | undefined> {
+  const schema = options.pattern === undefined ? { type: 'string' } : { type: 'string', pattern: options.pattern };
+  return { env, schema, expected: 'a non-blank value', read: (raw) => raw ?? options.def };
+}
+
+function oneOf<const V extends string>(env: string, values: readonly V[], def: V): Variable<V>;
+function oneOf<const V extends string>(env: string, values: readonly V[]): Variable<V | undefined>;
+function oneOf<const V extends string>(env: string, values: readonly V[], def?: V): Variable<V | undefined> {
+  return { env, schema: { type: 'string', enum: values }, expected: `one of ${values.join(', ')}`, read: (raw) => (raw === undefined ? def : (raw as V)) };
+}
+
+function url(env: string, protocols: readonly string[]): Variable<string | undefined> {
+  const expected = `a URL with scheme ${protocols.join(' or ')}`;
+  return {
+    env,
+    schema: { type: 'string', minLength: 1 },
+    expected,
+    read: (raw, reject) => {
+      if (raw === undefined) return undefined;
+      let protocol = '';
+      try {
+        protocol = new URL(raw).protocol;
+      } catch {
+        reject();
+      }
+      if (!protocols.includes(protocol)) reject();
+      return raw;
+    },
+  };
+}
+
+/** A value with a parser of its own (lists, numbers with a range the schema cannot say). */
+function parsed<T>(env: string, expected: string, read: (raw: string | undefined, reject: (expected?: string) => never) => T, pattern?: string): Variable<T> {
+  return { env, schema: pattern === undefined ? { type: 'string' } : { type: 'string', pattern }, expected, read };
+}
+
+/** A comma-separated list: its items, blanks dropped. */
+const items = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+const VARIABLES = {
+  port: int('PORT', 0, 65535, 8080),
+  host: text('HOST', { def: '127.0.0.1', pattern: '^\\S+$' }),
+  /** Unset means the embedded database (R3). */
+  databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+  /** R47: the session-level connection for migrations and locks; unset means DATABASE_URL. */
+  databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
+  /** R47: false sends every statement unnamed (transaction-mode poolers). */
+  databasePreparedStatements: parsed('DATABASE_PREPARED_STATEMENTS', 'one of true, false', (raw) => raw !== 'false', '^(true|false)$'),
+  dataDir: text('DATA_DIR', { def: './.data', pattern: '\\S' }),
+  /** Unset: `gemini` with a Gemini credential (R44), else `offline` (loadConfig decides). */
+  reportGenerator: oneOf('REPORT_GENERATOR', ['offline', 'gemini']),
+  geminiApiKey: text('GEMINI_API_KEY', { pattern: '^\\S+$' }),
+  /** R42: the models tried in order, the primary first (comma-separated). */
+  geminiModels: parsed(
+    'GEMINI_MODEL',
+    'comma-separated model names, each once, such as gemini-3.8-flash,gemini-3.7-flash',
+    (raw, reject) => {
+      const models = raw === undefined ? [...DEFAULT_GEMINI_MODELS] : raw.split(',').map((s) => s.trim());
+      if (models.some((m) => !MODEL_NAME.test(m)) || new Set(models).size !== models.length) reject();
+      return Object.freeze(models) as readonly string[];
+    },
+  ),
+  geminiBaseUrl: url('GEMINI_BASE_URL', ['http:', 'https:']),
+  /** R43: unset means the model's own default is used. */
+  geminiTemperature: parsed(
+    'GEMINI_TEMPERATURE',
+    'a number from 0 to 2',
+    (raw, reject) => {
+      if (raw === undefined) return undefined;
+      const value = Number(raw);
+      if (!(value >= 0 && value <= 2)) reject();
+      return value;
+    },
+    '^\\s*[0-9]+(\\.[0-9]+)?\\s*$',
+  ),
+  geminiThinkingLevel: oneOf('GEMINI_THINKING_LEVEL', ['minimal', 'low', 'medium', 'high'], 'low'),
+  geminiMaxOutputTokens: int('GEMINI_MAX_OUTPUT_TOKENS', 256, 1_000_000, DEFAULT_GEMINI_MAX_OUTPUT_TOKENS),
+  /** R44: Vertex AI with Application Default Credentials instead of the Developer API. */
+  vertexAi: parsed('GOOGLE_GENAI_USE_VERTEXAI', 'one of true, false, 1, 0, TRUE, FALSE, True, False', (raw) => ['true', '1'].includes(raw?.toLowerCase() ?? 'false'), '^(true|false|1|0|TRUE|FALSE|True|False)$'),
+  googleCloudProject: text('GOOGLE_CLOUD_PROJECT', { pattern: '^[a-z][a-z0-9:.-]*[a-z0-9]$' }),
+  googleCloudLocation: text('GOOGLE_CLOUD_LOCATION', { def: 'global', pattern: '^[a-z][a-z0-9-]*$' }),
+  generatorTimeoutMs: int('GENERATOR_TIMEOUT_MS', 100, 600_000, 30_000),
+  /** Bench only: the offline generator waits this long before answering, as a model would. */
+  offlineGeneratorDelayMs: int('OFFLINE_GENERATOR_DELAY_MS', 0, 600_000, 0),
+  rateLimitRequests: int('RATE_LIMIT_REQUESTS', 1, 1_000_000_000, 60),
+  rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 1, 86_400, 60),
+  rateLimitStore: oneOf('RATE_LIMIT_STORE', ['postgres', 'memory', 'redis'], 'postgres'),
+  redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+  /** R48: PEM file of a private CA for rediss://. */
+  redisTlsCa: text('REDIS_TLS_CA', { pattern: '\\S' }),
+  idempotencyRetentionHours: int('IDEMPOTENCY_RETENTION_HOURS', 1, 24 * 365, 24),
+  imageMaxBytes: int('IMAGE_MAX_BYTES', 1, 100 * 1024 * 1024, 10 * 1024 * 1024),
+  imageFetchTimeoutMs: int('IMAGE_FETCH_TIMEOUT_MS', 100, 120_000, 5_000),
+  imageMaxRedirects: int('IMAGE_MAX_REDIRECTS', 0, 10, 3),
+  imageMaxCount: int('IMAGE_MAX_COUNT', 1, 64, 8),
+  imageUrlMaxChars: int('IMAGE_URL_MAX_CHARS', 16, 65_536, 2_048),
+  imageFetchConcurrency: int('IMAGE_FETCH_CONCURRENCY', 1, 16, 4),
+  /**
+   * R39: image bytes held at once, process-wide: with the service's own ~200 MiB and the garbage
+   * of socket reads, 192 MiB keeps a busy process under 600 MiB (bench: images under load).
+   */
+  imageBytesInFlightMax: int('IMAGE_BYTES_IN_FLIGHT_MAX', 1, 4 * 1024 * 1024 * 1024, 192 * 1024 * 1024),
+  evidenceTextMaxChars: int('EVIDENCE_TEXT_MAX_CHARS', 1, 1_000_000, 20_000),
+  languageMaxChars: int('LANGUAGE_MAX_CHARS', 1, 10_000, 100),
+  /** Exempt from the blocked ranges and the port rule: local testing only (R22). */
+  remoteImageAllowCidrs: parsed('REMOTE_IMAGE_ALLOW_CIDRS', 'comma-separated CIDRs such as 127.0.0.1/32', (raw, reject) => {
+    const cidrs = items(raw);
+    for (const cidr of cidrs) {
+      const [addr, bits, ...rest] = cidr.split('/');
+      const family = addr === undefined ? 0 : isIP(addr);
+      const max = family === 6 ? 128 : 32;
+      if (family === 0 || rest.length > 0 || bits === undefined || !/^\d{1,3}$/.test(bits) || Number(bits) > max) reject();
+    }
+    return Object.freeze(cidrs) as readonly string[];
+  }),
+  /** Ports image URLs may name besides 80 and 443; REMOTE_IMAGE_ALLOW_CIDRS addresses are exempt. */
+  imageAllowedPorts: parsed('IMAGE_ALLOWED_PORTS', 'comma-separated ports from 1 to 65535 such as 8443,8080', (raw, reject) => {
+    const ports = items(raw);
+    if (ports.some((port) => !/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)) reject();
+    return Object.freeze([...new Set(ports.map(Number))]) as readonly number[];
+  }),
+  /** R38: normalized images fit this many pixels on their long side. */
+  imageMaxDimension: int('IMAGE_MAX_DIMENSION', 16, 16_384, 2048),
+  /** R38: decoded images above this many pixels are refused (decompression bomb). */
+  imageMaxPixels: int('IMAGE_MAX_PIXELS', 256, 1_000_000_000, 40_000_000),
+  bodyMaxBytes: int('BODY_MAX_BYTES', 1024, 64 * 1024 * 1024, 1024 * 1024),
+  shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 0, 600_000, 10_000),
+  /** R35: after SIGTERM, keep serving this long with /readyz at 503. */
+  shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 0, 600_000, 0),
+  dbPoolSize: int('DB_POOL_SIZE', 1, 200, 10),
+  /** R33: taking or opening a database connection, at most this long. */
+  dbConnectTimeoutMs: int('DB_CONNECT_TIMEOUT_MS', 100, 120_000, 2_000),
+  /** R33: one statement (and idle in a transaction) at most this long. */
+  dbStatementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS', 100, 600_000, 5_000),
+  /** R37: pending connections the listener queues (capped by the kernel's somaxconn). */
+  listenBacklog: int('LISTEN_BACKLOG', 1, 1_048_576, 4096),
+  /** R36: how often expired idempotency records, abandoned claims and rate-limit counters are swept. */
+  idempotencySweepIntervalSeconds: int('IDEMPOTENCY_SWEEP_INTERVAL_SECONDS', 1, 86_400, 300),
+  /** R51: client connections open at once; more are closed at once. */
+  maxConnections: int('MAX_CONNECTIONS', 1, 1_000_000, 10_000),
+  /** R51: request headers must arrive within this many ms. */
+  headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 100, 600_000, 10_000),
+  /** R51: a whole request must arrive within this many ms; an answer must be taken within as long. */
+  requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 100, 600_000, 30_000),
+  /** R51: an idle keep-alive connection closes after this many ms. */
+  keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 100, 600_000, 5_000),
+  /** R52: report creations in flight per customer on this instance; 0 turns the limit off. */
+  maxInFlightPerCustomer: int('MAX_IN_FLIGHT_PER_CUSTOMER', 0, 1_000_000, 16),
+  /** R52: a new API request is refused before authentication when it would wait longer than this; 0 turns shedding off. */
+  admissionMaxQueueMs: int('ADMISSION_MAX_QUEUE_MS', 0, 600_000, 1_000),
+  /** R52: the ceiling of the adaptive concurrency limit of API requests on this instance. */
+  admissionMaxConcurrency: int('ADMISSION_MAX_CONCURRENCY', 1, 1_000_000, 1_024),
+  /** R40: the Prometheus listener; unset means no listener. */
+  metricsPort: int('METRICS_PORT', 0, 65535),
+  metricsHost: text('METRICS_HOST', { def: '127.0.0.1', pattern: '^\\S+$' }),
+  /** R41: OTLP/HTTP endpoint; unset means nothing is exported (and nothing is loaded). */
+  otelExporterOtlpEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+  logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+} satisfies Record<string, Variable<unknown>>;
+
+type Values<T> = { readonly [K in keyof T]: T[K] extends Variable<infer V> ? V : never };
+
+/** The service's configuration: the table's values, and what depends on several variables. */
+export type Config = Omit<Values<typeof VARIABLES>, 'reportGenerator'> & {
+  readonly reportGenerator: GeneratorKind;
+  /** R45: the egress proxy of the generator, its token requests and OTLP (never images). */
+  readonly egressProxy: EgressProxy;
+};
 
 const ajv = new Ajv({ coerceTypes: true, allErrors: false });
 const validateEnv = ajv.compile({
   type: 'object',
-  properties: Object.fromEntries(Object.entries(VARS).map(([name, spec]) => [name, schemaFor(spec)])),
+  properties: Object.fromEntries(Object.values(VARIABLES).map((variable: Variable<unknown>) => [variable.env, variable.schema])),
 });
 
-function describe(spec: Spec): string {
-  switch (spec.kind) {
-    case 'int':
-      return `an integer from ${spec.min} to ${spec.max}`;
-    case 'enum':
-      return `one of ${spec.values.join(', ')}`;
-    case 'url':
-      return `a URL with scheme ${spec.protocols.join(' or ')}`;
-    case 'string':
-      return 'a non-blank value';
-  }
+function failOn(variable: Pick<Variable<unknown>, 'env' | 'expected'>, expected?: string): never {
+  throw new ConfigError(`Invalid ${variable.env}: expected ${expected ?? variable.expected}.`);
 }
 
-function fail(name: VarName, extra?: string): never {
-  throw new ConfigError(`Invalid ${name}: expected ${extra ?? describe(VARS[name])}.`);
-}
-
-function parseCidrs(raw: string): string[] {
-  const cidrs = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  for (const cidr of cidrs) {
-    const [addr, bits, ...rest] = cidr.split('/');
-    const family = addr === undefined ? 0 : isIP(addr);
-    const max = family === 6 ? 128 : 32;
-    if (family === 0 || rest.length > 0 || bits === undefined || !/^\d{1,3}$/.test(bits) || Number(bits) > max) {
-      fail('REMOTE_IMAGE_ALLOW_CIDRS', 'comma-separated CIDRs such as 127.0.0.1/32');
+/**
+ * R45: the proxy variables in either case (upper case wins, as in curl and Node); they are read
+ * here rather than in the table because each has two spellings.
+ */
+function readEgressProxy(env: NodeJS.ProcessEnv): EgressProxy {
+  const pick = (name: 'HTTPS_PROXY' | 'HTTP_PROXY' | 'NO_PROXY'): string | undefined => {
+    const given = [name, name.toLowerCase()].find((n) => env[n] !== undefined && env[n].trim() !== '');
+    const value = given === undefined ? undefined : env[given]?.trim();
+    if (value !== undefined && given !== undefined && name !== 'NO_PROXY') {
+      let protocol: string;
+      try {
+        protocol = new URL(value).protocol;
+      } catch {
+        protocol = '';
+      }
+      // Named as the operator spelled it; the value is not echoed (it may carry a password).
+      if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`Invalid ${given}: expected a URL with scheme http: or https:.`);
     }
-  }
-  return cidrs;
+    return value;
+  };
+  return Object.freeze({ httpsProxy: pick('HTTPS_PROXY'), httpProxy: pick('HTTP_PROXY'), noProxy: pick('NO_PROXY') });
 }
 
 /** Parses the environment. Throws ConfigError with one line naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const raw: Record<string, string | number> = {};
-  for (const name of Object.keys(VARS) as VarName[]) {
-    const value = env[name];
+  const raw: Record<string, string> = {};
+  for (const variable of Object.values(VARIABLES) as Variable<unknown>[]) {
+    const value = env[variable.env];
     // An empty variable counts as unset, the way shells and compose files mean it.
-    if (value !== undefined && value !== '') raw[name] = value;
+    if (value !== undefined && value !== '') raw[variable.env] = value;
   }
-  if (!validateEnv(raw)) {
-    const error = validateEnv.errors?.[0];
-    const name = (error?.instancePath.slice(1) ?? 'environment') as VarName;
-    fail(name);
+  if (!validateEnv({ ...raw })) {
+    const name = validateEnv.errors?.[0]?.instancePath.slice(1) ?? 'environment';
+    const variable = (Object.values(VARIABLES) as Variable<unknown>[]).find((v) => v.env === name);
+    throw new ConfigError(`Invalid ${name}: expected ${variable?.expected ?? 'a valid value'}.`);
   }
-  for (const [name, spec] of Object.entries(VARS) as [VarName, Spec][]) {
-    if (spec.kind === 'url' && raw[name] !== undefined) {
-      let protocol: string;
-      try {
-        protocol = new URL(String(raw[name])).protocol;
-      } catch {
-        fail(name);
-      }
-      if (!spec.protocols.includes(protocol)) fail(name);
-    }
-    if (raw[name] === undefined && 'def' in spec && spec.def !== undefined) raw[name] = spec.def;
-  }
-  const str = (name: VarName): string | undefined => (raw[name] === undefined ? undefined : String(raw[name]));
-  const int = (name: VarName): number => Number(raw[name]);
+  const values = Object.fromEntries(
+    Object.entries(VARIABLES).map(([key, variable]: [string, Variable<unknown>]) => [key, variable.read(raw[variable.env], (expected) => failOn(variable, expected))]),
+  ) as Values<typeof VARIABLES>;
 
-  const geminiApiKey = str('GEMINI_API_KEY');
-  const reportGenerator = (str('REPORT_GENERATOR') ?? (geminiApiKey ? 'gemini' : 'offline')) as GeneratorKind;
-  if (reportGenerator === 'gemini' && !geminiApiKey) fail('GEMINI_API_KEY', 'a Gemini API key when REPORT_GENERATOR=gemini');
-  const rateLimitStore = str('RATE_LIMIT_STORE') as RateLimitStore;
-  const redisUrl = str('REDIS_URL');
-  if (rateLimitStore === 'redis' && !redisUrl) fail('REDIS_URL', 'a redis:// URL when RATE_LIMIT_STORE=redis');
+  // Rules across variables.
+  const { geminiApiKey, vertexAi } = values;
+  const reportGenerator: GeneratorKind = values.reportGenerator ?? (geminiApiKey || vertexAi ? 'gemini' : 'offline');
+  if (reportGenerator === 'gemini' && !vertexAi && !geminiApiKey) {
+    failOn(VARIABLES.geminiApiKey, 'a Gemini API key when REPORT_GENERATOR=gemini (or GOOGLE_GENAI_USE_VERTEXAI=true)');
+  }
+  if (values.rateLimitStore === 'redis' && !values.redisUrl) failOn(VARIABLES.redisUrl, 'a redis:// URL when RATE_LIMIT_STORE=redis');
+  // R51: Node refuses a header bound longer than the whole-request bound.
+  if (values.headersTimeoutMs > values.requestTimeoutMs) failOn(VARIABLES.headersTimeoutMs, 'at most REQUEST_TIMEOUT_MS');
+  // R47, R48: the TLS parameters of both PostgreSQL URLs are checked here, so a bad sslmode
+  // stops the start with one line naming its variable; the files are read when connecting.
+  for (const key of ['databaseUrl', 'databaseDirectUrl'] as const) {
+    const problem = postgresTlsProblem(values[key]);
+    if (problem !== undefined) failOn(VARIABLES[key], problem);
+  }
+  if (values.databaseDirectUrl !== undefined && values.databaseUrl === undefined) failOn(VARIABLES.databaseDirectUrl, 'DATABASE_URL to be set as well');
 
-  return Object.freeze({
-    port: int('PORT'),
-    host: str('HOST') ?? '127.0.0.1',
-    databaseUrl: str('DATABASE_URL'),
-    dataDir: str('DATA_DIR') ?? './.data',
-    reportGenerator,
-    geminiApiKey,
-    geminiModel: str('GEMINI_MODEL') ?? DEFAULT_GEMINI_MODEL,
-    geminiBaseUrl: str('GEMINI_BASE_URL'),
-    generatorTimeoutMs: int('GENERATOR_TIMEOUT_MS'),
-    offlineGeneratorDelayMs: int('OFFLINE_GENERATOR_DELAY_MS'),
-    rateLimitRequests: int('RATE_LIMIT_REQUESTS'),
-    rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS'),
-    rateLimitStore,
-    redisUrl,
-    idempotencyRetentionHours: int('IDEMPOTENCY_RETENTION_HOURS'),
-    imageMaxBytes: int('IMAGE_MAX_BYTES'),
-    imageFetchTimeoutMs: int('IMAGE_FETCH_TIMEOUT_MS'),
-    imageMaxRedirects: int('IMAGE_MAX_REDIRECTS'),
-    imageMaxCount: int('IMAGE_MAX_COUNT'),
-    imageUrlMaxChars: int('IMAGE_URL_MAX_CHARS'),
-    imageFetchConcurrency: int('IMAGE_FETCH_CONCURRENCY'),
-    imageBytesInFlightMax: int('IMAGE_BYTES_IN_FLIGHT_MAX'),
-    evidenceTextMaxChars: int('EVIDENCE_TEXT_MAX_CHARS'),
-    languageMaxChars: int('LANGUAGE_MAX_CHARS'),
-    remoteImageAllowCidrs: Object.freeze(parseCidrs(str('REMOTE_IMAGE_ALLOW_CIDRS') ?? '')),
-    bodyMaxBytes: int('BODY_MAX_BYTES'),
-    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS'),
-    dbPoolSize: int('DB_POOL_SIZE'),
-    dbConnectTimeoutMs: int('DB_CONNECT_TIMEOUT_MS'),
-    dbStatementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS'),
-    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS'),
-    listenBacklog: int('LISTEN_BACKLOG'),
-    idempotencySweepIntervalSeconds: int('IDEMPOTENCY_SWEEP_INTERVAL_SECONDS'),
-    imageMaxDimension: int('IMAGE_MAX_DIMENSION'),
-    imageMaxPixels: int('IMAGE_MAX_PIXELS'),
-    metricsPort: raw.METRICS_PORT === undefined ? undefined : int('METRICS_PORT'),
-    metricsHost: str('METRICS_HOST') ?? '127.0.0.1',
-    otelExporterOtlpEndpoint: str('OTEL_EXPORTER_OTLP_ENDPOINT'),
-    logLevel: str('LOG_LEVEL') as LogLevel,
-  });
+  return Object.freeze({ ...values, reportGenerator, egressProxy: readEgressProxy(env) });
 }
 
 /** The idempotency lease of ruling R14: generator timeout + image timeout + 30 s. */

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { startService } from './server.ts';
 import { ensureDemoCustomer } from './admin/demo-customer.ts';
 import { createLogger } from './shared/logger.ts';
+import { redactSecrets, urlSecrets } from './shared/url-secrets.ts';
 
 let config;
 try {
@@ -17,11 +18,15 @@ try {
 
 const logger = createLogger(config.logLevel);
 try {
-  const service = await startService(config, logger);
-  if (service.database.embedded) {
-    const keyFile = await ensureDemoCustomer(service.database, config.dataDir, logger);
-    if (keyFile) logger.info({ keyFile }, 'demo customer created; its API key is in the file (mode 0600)');
-  }
+  // The demo key file exists before the port accepts its first connection, so a script that
+  // waits for /healthz can read it (operator-interface.md).
+  const service = await startService(config, logger, {
+    beforeListen: async (database) => {
+      if (!database.embedded) return;
+      const keyFile = await ensureDemoCustomer(database, config.dataDir, logger);
+      if (keyFile) logger.info({ keyFile }, 'demo customer created; its API key is in the file (mode 0600)');
+    },
+  });
   logger.info({ url: service.url, metricsUrl: service.metricsUrl, generator: config.reportGenerator, rateLimitStore: config.rateLimitStore }, 'listening');
   const stop = (signal: string) => {
     logger.info({ signal, drainMs: config.shutdownDrainMs }, 'shutting down: draining, then finishing in-flight requests');
@@ -42,6 +47,14 @@ try {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
 } catch (error) {
-  logger.fatal({ err: error instanceof Error ? error.message : String(error) }, 'start failed');
+  // A configuration found bad only at start (R42: a model of GEMINI_MODEL answers 404) ends the
+  // start like a bad variable: one line on stderr naming it.
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${redactSecrets(error.message, urlSecrets(config))}\n`);
+    process.exit(1);
+  }
+  // One line (R48: a database that cannot be reached names its variable), never a password.
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  logger.fatal({ err: redactSecrets(message, urlSecrets(config)) }, 'start failed');
   process.exit(1);
 }

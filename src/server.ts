@@ -1,4 +1,4 @@
-// The one composition root (style guide point 6): builds adapters and services once from the
+// The one composition root: builds adapters and services once from the
 // validated configuration, builds the app and listens. main.ts and the integration tests both
 // start the service through here, so the tests run the production wiring; tests may replace
 // a port (clock, image fetcher, generator) or hand in an open database.
@@ -13,18 +13,19 @@ import { openDatabase, type Database } from './db/database.ts';
 import { createSql } from './db/sql.ts';
 import { createReportGenerator } from './generation/create-report-generator.ts';
 import type { ReportGenerator } from './generation/report-generator.ts';
+import { OfflineReportGenerator } from './generation/offline-generator.ts';
 import { createResultValidator } from './generation/result-schema.ts';
 import type { ContractViolation } from './http/contract-guard.ts';
 import { loadContract } from './http/contract.ts';
 import { createEvidenceReport } from './http/handlers/create-evidence-report.ts';
 import { getCurrentUsage } from './http/handlers/get-current-usage.ts';
+import { getEvidenceReport } from './http/handlers/get-evidence-report.ts';
+import { PgReportReader } from './reports/pg-report-reader.ts';
 import { PgIdempotencyStore } from './idempotency/pg-idempotency-store.ts';
 import { ByteBudget } from './images/byte-budget.ts';
-import { HttpImageFetcher } from './images/http-image-fetcher.ts';
-import { ImageBoundary } from './images/image-boundary.ts';
+import { composeImageBoundary } from './images/compose-image-boundary.ts';
 import type { ImageFetcher } from './images/image-fetcher.ts';
 import type { ImageNormalizer } from './images/image-normalizer.ts';
-import { SharpImageNormalizer } from './images/sharp-normalizer.ts';
 import { createFlexibleRateLimiter } from './rate-limit/flexible-rate-limiter.ts';
 import { CreateEvidenceReport } from './reports/create-evidence-report.ts';
 import { PgReportRepository } from './reports/pg-report-repository.ts';
@@ -32,6 +33,11 @@ import { PgApiKeyDirectory } from './accounts/pg-api-key-directory.ts';
 import { createObservability } from './observability/create-observability.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
+import { applyEgressProxy, proxyConfigured } from './shared/egress-proxy.ts';
+import { AdmissionControl } from './http/admission-control.ts';
+import { applyConnectionBound, edgeListener, edgeServerOptions } from './http/edge.ts';
+import { readinessGate } from './http/readiness-gate.ts';
+import { CustomerInFlight } from './rate-limit/customer-in-flight.ts';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -41,6 +47,11 @@ export interface ServiceOverrides {
   /** An open database; the service then neither migrates nor closes it. */
   database?: Database;
   onContractViolation?: (violation: ContractViolation) => void;
+  /**
+   * Runs on the open, migrated database before the port listens: what must exist before the
+   * first connection is accepted (the demo key file of `npm start`, operator-interface.md).
+   */
+  beforeListen?: (database: Database) => Promise<void>;
 }
 
 export interface RunningService {
@@ -68,14 +79,35 @@ export async function startService(config: Config, logger: Logger, overrides: Se
         'For local testing only; never set it in production.',
     );
   }
+  // R45: the generator, its token requests and OTLP go through the egress proxy; images never do.
+  // The proxy's URL is not logged (it may carry credentials).
+  const restoreEgress = applyEgressProxy(config.egressProxy);
+  if (proxyConfigured(config.egressProxy)) logger.info('egress proxy on: generator, token requests and OTLP exports; never image fetches (R45)');
   const contract = await loadContract();
   const ownsDatabase = overrides.database === undefined;
   const database = overrides.database ?? (await openDatabase(config, { migrate: true, logger }));
+  try {
+    await overrides.beforeListen?.(database);
+  } catch (error) {
+    if (ownsDatabase) await database.close().catch(() => undefined);
+    throw error;
+  }
   const { orm } = database;
   // R40, R41: metrics and traces, or nothing loaded at all when neither is configured. The pool
   // and the process-wide image byte budget are read at scrape time.
   const imageBudget = new ByteBudget(config.imageBytesInFlightMax);
-  const observability = await createObservability(config, logger, { pool: await orm.em.getConnection().getNativeClient(), imageBudget });
+  const pool = await orm.em.getConnection().getNativeClient();
+  // R52: API requests are admitted, queued or refused before the application runs (in the HTTP
+  // listener below). ADMISSION_MAX_QUEUE_MS=0 turns it off (to compare, as the bench does).
+  const admission =
+    config.admissionMaxQueueMs === 0
+      ? undefined
+      : new AdmissionControl({
+          maxQueueMs: config.admissionMaxQueueMs,
+          maxConcurrency: config.admissionMaxConcurrency,
+          databaseWaiting: () => pool.waitingCount - (pool.options.max ?? config.dbPoolSize),
+        });
+  const observability = await createObservability(config, logger, { pool, imageBudget, admission: () => admission });
   const { telemetry } = observability;
   const sql = await createSql(orm, telemetry);
   const clock = overrides.clock ?? systemClock;
@@ -85,26 +117,16 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     windowSeconds: config.rateLimitWindowSeconds,
     sql,
     redisUrl: config.redisUrl,
+    redisTlsCa: config.redisTlsCa,
     bounds: { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
   });
   const validateResult = createResultValidator(contract.document);
-  const generator = overrides.generator ?? (await createReportGenerator(config, contract.document, logger));
-  // One normalizer queue (R38) on the one budget of every image byte the process holds (R39).
-  const images = new ImageBoundary({
-    fetcher:
-      overrides.imageFetcher ??
-      new HttpImageFetcher({
-        maxBytes: config.imageMaxBytes,
-        timeoutMs: config.imageFetchTimeoutMs,
-        maxRedirects: config.imageMaxRedirects,
-        concurrency: config.imageFetchConcurrency,
-        budget: imageBudget,
-        allowCidrs: config.remoteImageAllowCidrs,
-      }),
-    normalizer:
-      overrides.imageNormalizer ?? new SharpImageNormalizer({ maxDimension: config.imageMaxDimension, maxPixels: config.imageMaxPixels }),
+  const generator = overrides.generator ?? (await createReportGenerator(config, contract.document, logger, observability.generationObserver));
+  const images = composeImageBoundary(config, {
     budget: imageBudget,
-    generatorCopyBytes: (image) => generator.imageCopyBytes?.(image) ?? 0,
+    generator,
+    fetcher: overrides.imageFetcher,
+    normalizer: overrides.imageNormalizer,
   });
   const idempotency = new PgIdempotencyStore({
     sql,
@@ -126,10 +148,15 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     reports: new PgReportRepository(sql),
     images,
     generator,
+    // R53: test mode never reaches a paid generator, whatever REPORT_GENERATOR says.
+    testGenerator: generator instanceof OfflineReportGenerator ? generator : new OfflineReportGenerator(),
     validateResult,
     telemetry,
+    inFlight: new CustomerInFlight(config.maxInFlightPerCustomer),
   });
   const authenticator = new ApiKeyAuthenticator({ keys: new PgApiKeyDirectory(sql), clock, log: logger });
+  // R51: one database probe a second, shared by every /readyz caller.
+  const databaseReady = readinessGate(() => database.isReady());
   const app = await createApp({
     logger,
     contract,
@@ -137,8 +164,9 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     operations: {
       createEvidenceReport: createEvidenceReport(createReport),
       getCurrentUsage,
+      getEvidenceReport: getEvidenceReport({ reports: new PgReportReader(sql), validateResult }),
     },
-    isReady: async () => !draining && (await database.isReady()),
+    isReady: async () => !draining && (await databaseReady()),
     bodyMaxBytes: config.bodyMaxBytes,
     onContractViolation: overrides.onContractViolation,
     telemetry,
@@ -147,11 +175,19 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   // R35: from SIGTERM on, /readyz answers 503 and every answer closes its connection, so that
   // neither a load balancer nor a client reuses a connection that is about to close.
   let draining = false;
-  const handle = app.callback();
-  const server = createServer({ requestTimeout: 120_000, headersTimeout: 30_000 }, (req, res) => {
-    if (draining) res.setHeader('connection', 'close');
-    void handle(req, res);
-  });
+  // R51: the bounds on connections and on the time a peer may take; R52: admission first.
+  const server = createServer(
+    edgeServerOptions(config),
+    edgeListener({
+      handle: app.callback(),
+      admission,
+      draining: () => draining,
+      telemetry,
+      logger,
+      responseTimeoutMs: config.requestTimeoutMs,
+    }),
+  );
+  applyConnectionBound(server, config);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being refused.
@@ -160,7 +196,10 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
   // the background, by one instance at a time.
   const sweeper = new ExpirySweeper({
-    pool: sql.pool,
+    // R47: its session-level lock over DATABASE_DIRECT_URL when set; behind a transaction-mode
+    // pooler without it, a transaction-level lock in each batch's own statement.
+    pool: await database.sessionPool(),
+    lock: config.databasePreparedStatements || config.databaseDirectUrl !== undefined ? 'session' : 'statement',
     clock,
     log: logger,
     intervalMs: config.idempotencySweepIntervalSeconds * 1000,
@@ -180,6 +219,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
       clearTimeout(timer);
+      admission?.close();
       idempotency.close();
       // A database, store or collector that hangs must not hold the exit (R33, R35): the
       // dependencies close together, bounded.
@@ -192,6 +232,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
         ]),
         CLOSE_DEPENDENCIES_MS,
       );
+      restoreEgress();
     })());
   const shutdown = async () => {
     draining = true;

@@ -1,4 +1,4 @@
-// The hand-written reference handler of POST /v1/evidence/reports (issue 6, issue 11), shared by
+// The hand-written reference handler of POST /v1/evidence/reports (the throughput reference), shared by
 // the Koa and the Fastify baselines so that the two differ only in their framework. It does only
 // what the reference names: an auth lookup by key hash, a quota SUM over the month's
 // usage_record rows, and a two-insert transaction (report, usage record). No contract

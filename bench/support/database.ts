@@ -41,39 +41,17 @@ export async function createBenchDatabase(adminUrl: string): Promise<BenchDataba
   };
 }
 
-/**
- * `rows` usage records for the customer, spread over the current UTC month up to now, in
- * batches of one statement each: the statement-level trigger adds each batch to usage_counter
- * in the same transaction (R15, R17). Returns the month's counter afterwards.
- */
-export async function insertUsageRecords(url: string, customerId: string, rows: number, batches = 4): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const now = new Date();
-    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-    const perBatch = Math.ceil(rows / batches);
-    for (let first = 0; first < rows; first += perBatch) {
-      const last = Math.min(rows, first + perBatch) - 1;
-      await client.query(
-        `insert into usage_record (id, customer_id, operation, units, report_id, occurred_at)
-         select gen_random_uuid(), $1::uuid, 'evidence_report', 1, null,
-                $2::timestamptz + ($3::timestamptz - $2::timestamptz) * (g::float8 / $4::float8)
-         from generate_series($5::int, $6::int) g`,
-        [customerId, monthStart, now, rows, first, last],
-      );
-    }
-    // What autovacuum and the checkpointer would do soon after such a load, done now so that
-    // they do not run during the measurement that follows.
-    await client.query('vacuum (analyze) usage_record');
-    await client.query('checkpoint').catch(() => undefined); // needs superuser or pg_checkpoint
-    const counter = await client.query<{ used: string }>(
-      `select used from usage_counter where customer_id = $1 and operation = 'evidence_report' and period_start = $2`,
-      [customerId, monthStart],
-    );
-    return Number(counter.rows[0]?.used ?? 0);
-  } finally {
-    await client.end();
+/** Now and the start of its UTC month: the span the bulk loads spread their rows over. */
+function monthSoFar(): { now: Date; monthStart: Date } {
+  const now = new Date();
+  return { now, monthStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) };
+}
+
+/** Runs `load` for rows 0..rows-1 in `batches` consecutive ranges [first, last], one after another. */
+async function inBatches(rows: number, batches: number, load: (first: number, last: number) => Promise<unknown>): Promise<void> {
+  const perBatch = Math.ceil(rows / batches);
+  for (let first = 0; first < rows; first += perBatch) {
+    await load(first, Math.min(rows, first + perBatch) - 1);
   }
 }
 
@@ -84,6 +62,71 @@ export async function countReports(url: string): Promise<number> {
   try {
     const { rows } = await client.query<{ n: string }>('select count(*) as n from evidence_report');
     return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * `rows` stored reports of one customer and key, each with its usage unit in the current month
+ * (R15), as steps 9-10 would leave them, in `batches` statements; returns one report's id from
+ * the middle, for GET /v1/evidence/reports/{id} (R54).
+ */
+/** The month's total of one customer's live usage, as the counter row says (R17). */
+export async function usageCounterOf(url: string, customerId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { monthStart } = monthSoFar();
+    const counter = await client.query<{ used: string }>(
+      `select used from usage_counter where customer_id = $1 and operation = 'evidence_report' and mode = 'live' and period_start = $2`,
+      [customerId, monthStart],
+    );
+    return Number(counter.rows[0]?.used ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function insertReports(url: string, customerId: string, apiKeyId: string, rows: number, batches = 10): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const result = JSON.stringify({
+    title: 'Leak under the sink',
+    description: 'Water is dripping from the trap under the kitchen sink.',
+    category: 'plumbing',
+    priority: 'medium',
+    suggestedNextStep: null,
+    tags: ['leak'],
+    riskFlags: [],
+    confidence: 0.7,
+  });
+  try {
+    const { now, monthStart } = monthSoFar();
+    await inBatches(rows, batches, (first, last) =>
+      client.query(
+        `with r as (
+           insert into evidence_report (id, customer_id, api_key_id, request_id, context, language, input, images, result,
+             generator, model, generation_ms, token_usage, created_at)
+           select gen_random_uuid(), $1::uuid, $2::uuid, 'bench', 'property_maintenance', null, '{}'::jsonb, '[]'::jsonb, $3::jsonb,
+                  'offline', null, 0, null, $4::timestamptz + ($5::timestamptz - $4::timestamptz) * (g::float8 / $6::float8)
+           from generate_series($7::int, $8::int) g
+           returning id, created_at)
+         insert into usage_record (id, customer_id, operation, units, report_id, occurred_at)
+         select gen_random_uuid(), $1::uuid, 'evidence_report', 1, r.id, r.created_at from r`,
+        [customerId, apiKeyId, result, monthStart, now, rows, first, last],
+      ),
+    );
+    await client.query('vacuum (analyze) evidence_report');
+    await client.query('vacuum (analyze) usage_record');
+    await client.query('checkpoint').catch(() => undefined);
+    const middle = await client.query<{ id: string }>('select id from evidence_report where customer_id = $1 order by created_at offset $2 limit 1', [
+      customerId,
+      Math.floor(rows / 2),
+    ]);
+    const id = middle.rows[0]?.id;
+    if (id === undefined) throw new Error('no report was inserted');
+    return id;
   } finally {
     await client.end();
   }

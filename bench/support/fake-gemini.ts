@@ -1,4 +1,4 @@
-// A local stand-in for the Gemini REST API for the image scenarios (issue 12): it answers
+// A local stand-in for the Gemini REST API for the photo scenarios (R38): it answers
 // `POST /v1beta/models/{model}:generateContent` as Gemini does in JSON mode, with a valid report,
 // and keeps only the size of each request body (the test suite's recording fake keeps every
 // body, which a bench run of hundreds of multi-MB requests must not).
@@ -23,6 +23,8 @@ const ANSWER = JSON.stringify({
 });
 
 const GENERATE = /^\/v1beta\/models\/[^/:?]+:generateContent(?:\?.*)?$/;
+/** models.get, which the service calls once per model of GEMINI_MODEL at start (R42). */
+const GET_MODEL = /^\/v1beta\/models\/([^/:?]+)(?:\?.*)?$/;
 
 export interface BenchGemini {
   readonly baseUrl: string;
@@ -43,6 +45,11 @@ export async function startBenchGemini(): Promise<BenchGemini> {
       size += chunk.length;
     });
     req.on('end', () => {
+      const lookup = req.method === 'GET' ? GET_MODEL.exec(req.url ?? '') : null;
+      if (lookup) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: `models/${lookup[1]}`, supportedGenerationMethods: ['generateContent'] }));
+        return;
+      }
       if (req.method !== 'POST' || !GENERATE.test(req.url ?? '')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":404,"status":"NOT_FOUND"}}');
         return;

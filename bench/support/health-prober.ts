@@ -1,4 +1,4 @@
-// `GET /healthz` on a connection of its own while a scenario loads the service (issue 12): if
+// `GET /healthz` on a connection of its own while a scenario loads the service (R38): if
 // decoding ran on the event loop, these answers would wait behind it. One request at a time,
 // every `intervalMs`, bounded by the scenario's own length.
 import { Agent, get } from 'node:http';

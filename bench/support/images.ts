@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { withPngChunks } from '../../test/images/support/made-images.ts';
+import { withPngChunks } from '../../test/support/images/made-images.ts';
 import { REPO_ROOT } from './processes.ts';
 
-const FIXTURES = `${REPO_ROOT}test/images/fixtures/`;
+const FIXTURES = `${REPO_ROOT}test/integration/images/fixtures/`;
 
 /** The fixture PNG with a tEXt "Comment" chunk making it exactly `size` bytes. */
 export function paddedPng(size: number): Buffer {

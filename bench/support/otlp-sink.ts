@@ -1,4 +1,4 @@
-// A local OTLP/HTTP trace sink for the tracing scenario (issue 13): it accepts every export on
+// A local OTLP/HTTP trace sink for the tracing scenario (R41): it accepts every export on
 // POST /v1/traces, answers 200 as a collector does, and counts requests, bytes and the traces
 // that arrived (each POST trace carries its server span's name once, as UTF-8 in the protobuf).
 import { createServer } from 'node:http';

@@ -1,4 +1,4 @@
-// The durable write of a report measured by PostgreSQL's own pgbench (issue 11): BEGIN, the
+// The durable write of a report measured by PostgreSQL's own pgbench (the floor under POST throughput): BEGIN, the
 // report INSERT, the usage INSERT (its trigger keeps usage_counter, as in the service), COMMIT,
 // prepared, at the bench's connection count. Runs only where pgbench is installed (it comes with
 // PostgreSQL); the bench says so when it is not.

@@ -1,4 +1,4 @@
-// The targets of issue 12 against the figures of the photo scenarios. Reported, never enforced.
+// The photo targets (R38, R39) against the figures of the photo scenarios. Reported, never enforced.
 import type { PhotoFigures } from './photo-scenarios.ts';
 import type { ScenarioRow, TargetCheck } from './report.ts';
 

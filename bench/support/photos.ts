@@ -1,4 +1,4 @@
-// Phone-like photos for the image scenarios of issue 12: four 12-megapixel JPEGs of 3 to 6 MB,
+// Phone-like photos for the photo scenarios (R38): four 12-megapixel JPEGs of 3 to 6 MB,
 // made once per run from gradients, waves and noise (so they compress like photos, not like
 // padding), each with an EXIF block as phones write it (make, model, GPS position; two of them
 // held upright, orientation 6), and the local server that hands them out.

@@ -65,7 +65,7 @@ export function renderStatements(rows: readonly StatementFigures[]): string {
     .join('\n');
 }
 
-/** Issue 13: POST throughput and latency with metrics and tracing on, against both off (medians over the rounds). */
+/** R40, R41: POST throughput and latency with metrics and tracing on, against both off (medians over the rounds). */
 export function renderObservability(
   rows: readonly ScenarioRow[],
   otlp:

@@ -1,4 +1,4 @@
-// Statements per request, counted on the wire (issue 11: "counted, not assumed"): a TCP proxy
+// Statements per request, counted on the wire (counted, not assumed): a TCP proxy
 // between the service and PostgreSQL reads the frontend protocol and counts each Execute and
 // simple Query, by prepared-statement name (the text's first words for an unnamed one), and each
 // Sync (one per round trip of the extended protocol). Used only for a dedicated, sequential pass,

@@ -1,4 +1,4 @@
-// The targets of issue 6 against the figures of a run: met, not met, or n/a when the
+// The throughput, latency, memory and statement targets against the figures of a run: met, not met, or n/a when the
 // scenario did not run. Reported only; a missed target never fails the run.
 import type { LoadFigures } from './load.ts';
 import type { ScenarioRow, TargetCheck } from './report.ts';
@@ -13,8 +13,8 @@ export interface TargetInputs {
   statements: readonly StatementFigures[];
 }
 
-/** Issue 11: POST against the Koa baseline (x2.0) and pgbench's durable write (x0.2); statements per request. */
-function issue11Targets(rows: readonly ScenarioRow[], opts: TargetInputs): TargetCheck[] {
+/** POST against the Koa baseline (x2.0) and pgbench's durable write (x0.2); statements per request. */
+function throughputAndStatementTargets(rows: readonly ScenarioRow[], opts: TargetInputs): TargetCheck[] {
   const rps = (key: string) => rows.find((r) => r.key === key)?.figures.successPerSec;
   const post = rps('post');
   const koa = rps('baseline');
@@ -50,7 +50,7 @@ export function checkTargets(rows: readonly ScenarioRow[], opts: TargetInputs): 
   const post = byKey('post');
   const baseline = byKey('baseline');
   const baseRps = baseline?.successPerSec ?? referenceBaselineRps;
-  const baseName = baseline ? 'the Koa+pg baseline of this run' : `the issue's ${referenceBaselineRps} req/s`;
+  const baseName = baseline ? 'the Koa+pg baseline of this run' : `the reference ${referenceBaselineRps} req/s`;
   for (const key of ['post', 'postIdempotent'] as const) {
     const f = byKey(key);
     if (!f) continue;
@@ -105,6 +105,6 @@ export function checkTargets(rows: readonly ScenarioRow[], opts: TargetInputs): 
     figure: `${slow?.latencyMs.p99} ms (p50 ${slow?.latencyMs.p50} ms)`,
     met: slow ? slow.latencyMs.p99 < 2500 : null,
   });
-  return [...checks, ...issue11Targets(rows, opts)];
+  return [...checks, ...throughputAndStatementTargets(rows, opts)];
 }
 

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-export const CUSTOMER_STATUSES = ['active', 'inactive'] as const;
+const CUSTOMER_STATUSES = ['active', 'inactive'] as const;
 export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
 
 export const Customer = defineEntity({

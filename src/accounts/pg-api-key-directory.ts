@@ -13,6 +13,7 @@ interface FactsRow extends PlanUsageRow {
   customer_id: string;
   key_status: string;
   customer_status: string;
+  mode: string;
   entitlement_readable: boolean | null;
   entitled: boolean | null;
   plan_usage_readable: boolean | null;
@@ -48,6 +49,7 @@ export class PgApiKeyDirectory implements ApiKeyDirectory {
       customerId: row.customer_id,
       keyActive: row.key_status === 'active',
       customerActive: row.customer_status === 'active',
+      mode: row.mode === 'test' ? 'test' : 'live',
       entitled: row.entitlement_readable ? readable(row.entitled === true) : unreadable,
       planUsage: row.plan_usage_readable ? readable(row.has_plan ? planUsageFromRow(row) : null) : unreadable,
     };

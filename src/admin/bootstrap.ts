@@ -7,11 +7,11 @@ import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from '../plans/product-e
 import { Plan } from '../plans/plan.entity.ts';
 import { Subscription } from '../plans/subscription.entity.ts';
 import { AdminInputError } from './admin-error.ts';
-import { addKey, type CreatedKey } from './keys.ts';
+import { addKey, requireMode, type CreatedKey } from './keys.ts';
 import { requireMonthlyLimit } from './plans.ts';
 import { requireNonBlank } from './lookups.ts';
 
-export const DEFAULT_MONTHLY_LIMIT = 1000;
+const DEFAULT_MONTHLY_LIMIT = 1000;
 
 export interface BootstrapInput {
   name: string;
@@ -21,9 +21,11 @@ export interface BootstrapInput {
   usageHidden?: boolean;
   noPlan?: boolean;
   noEntitlement?: boolean;
+  /** The mode of the one key (R53): live (default) or test. */
+  mode?: string;
 }
 
-export interface BootstrapResult extends CreatedKey {
+interface BootstrapResult extends CreatedKey {
   customerId: string;
 }
 
@@ -33,6 +35,7 @@ export async function bootstrap(em: EntityManager, input: BootstrapInput): Promi
     throw new AdminInputError('--monthly-limit and --usage-hidden describe a plan; they cannot go with --no-plan');
   }
   const monthlyLimit = requireMonthlyLimit(input.monthlyLimit ?? DEFAULT_MONTHLY_LIMIT);
+  const mode = requireMode(input.mode);
   return em.transactional(async (tx) => {
     const customer = tx.create(Customer, { name });
     if (!input.noPlan) {
@@ -47,7 +50,7 @@ export async function bootstrap(em: EntityManager, input: BootstrapInput): Promi
     if (!input.noEntitlement) {
       tx.create(ProductEntitlement, { customer, product: EVIDENCE_REPORTS_PRODUCT, active: true });
     }
-    const key = addKey(tx, customer, null);
+    const key = addKey(tx, customer, null, mode);
     await tx.flush();
     return { customerId: customer.id, ...key };
   });

@@ -8,7 +8,7 @@ import { Customer } from '../accounts/customer.entity.ts';
 import { newEntityManager, type Database } from '../db/database.ts';
 import { bootstrap } from './bootstrap.ts';
 
-export const DEMO_KEY_FILE = 'demo-api-key';
+const DEMO_KEY_FILE = 'demo-api-key';
 
 /** The key file's path when the demo customer was created now, else undefined. */
 export async function ensureDemoCustomer(db: Database, dataDir: string, logger: Logger): Promise<string | undefined> {

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, type ApiKeyStatus } from '../accounts/api-key.entity.ts';
 import { generateApiKeySecret } from '../accounts/api-key-secret.ts';
 import type { Customer } from '../accounts/customer.entity.ts';
+import { isMode, MODES, type Mode } from '../accounts/mode.ts';
 import { AdminInputError } from './admin-error.ts';
 import { requireApiKey, requireCustomer, requireNonBlank } from './lookups.ts';
 
@@ -12,25 +13,35 @@ export interface CreatedKey {
   apiKey: string;
 }
 
-export interface KeyListItem {
+interface KeyListItem {
   apiKeyId: string;
   prefix: string;
   status: ApiKeyStatus;
+  /** R53: live or test. */
+  mode: Mode;
   createdAt: string;
   lastUsedAt: string | null;
 }
 
 /** Adds a key to the unit of work of `tx`; the caller flushes. Shared with bootstrap. */
-export function addKey(tx: EntityManager, customer: Customer, name: string | null): CreatedKey {
-  const secret = generateApiKeySecret();
-  const key = tx.create(ApiKey, { customer, name, keyHash: secret.keyHash, prefix: secret.prefix });
+export function addKey(tx: EntityManager, customer: Customer, name: string | null, mode: Mode = 'live'): CreatedKey {
+  const secret = generateApiKeySecret(mode);
+  const key = tx.create(ApiKey, { customer, name, keyHash: secret.keyHash, prefix: secret.prefix, mode });
   return { apiKeyId: key.id, apiKey: secret.key };
 }
 
-export async function createKey(em: EntityManager, input: { customerId: string; name?: string }): Promise<CreatedKey> {
+/** `--mode` (R53): live (the default) or test. */
+export function requireMode(value: string | undefined): Mode {
+  if (value === undefined) return 'live';
+  if (!isMode(value)) throw new AdminInputError(`--mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export async function createKey(em: EntityManager, input: { customerId: string; name?: string; mode?: string }): Promise<CreatedKey> {
   const name = input.name === undefined ? null : requireNonBlank(input.name, 'key name');
+  const mode = requireMode(input.mode);
   return em.transactional(async (tx) => {
-    const created = addKey(tx, await requireCustomer(tx, input.customerId), name);
+    const created = addKey(tx, await requireCustomer(tx, input.customerId), name, mode);
     await tx.flush();
     return created;
   });
@@ -64,6 +75,7 @@ export async function listKeys(em: EntityManager, input: { customerId: string })
       apiKeyId: key.id,
       prefix: key.prefix,
       status: key.status,
+      mode: key.mode,
       createdAt: key.createdAt.toISOString(),
       lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
     })),

@@ -6,9 +6,9 @@ import { AdminInputError } from './admin-error.ts';
 
 const PLAN_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The monthly_limit column is a PostgreSQL integer. */
-export const MAX_MONTHLY_LIMIT = 2_147_483_647;
+const MAX_MONTHLY_LIMIT = 2_147_483_647;
 
-export interface CreatePlanInput {
+interface CreatePlanInput {
   code: string;
   monthlyLimit: number;
   usageVisible: boolean;

@@ -1,10 +1,10 @@
 // API-key authentication (spec section 5, rulings R5, R19, R21, R26, R32): the key's SHA-256
 // is looked up on every request (no caching of decisions, R21), in one read that also brings
-// the facts of later steps (issue 11); a key that is not active, or whose customer is not
+// the facts of later steps (one statement); a key that is not active, or whose customer is not
 // active, is the same 401 invalid_api_key (the lifecycle is not revealed); a read that cannot
 // complete fails closed with 503.
 import type { Logger } from 'pino';
-import { hashApiKey } from '../accounts/api-key-secret.ts';
+import { couldBeApiKey, hashApiKey } from '../accounts/api-key-secret.ts';
 import type { ApiKeyDirectory } from '../accounts/api-key-directory.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -15,7 +15,7 @@ import type { Principal } from './principal.ts';
 const RECORD_USE_INTERVAL_MS = 60_000;
 const RECORD_USE_MEMORY = 100_000;
 
-export interface ApiKeyAuthenticatorDeps {
+interface ApiKeyAuthenticatorDeps {
   keys: ApiKeyDirectory;
   clock: Clock;
   log: Pick<Logger, 'warn'>;
@@ -31,6 +31,9 @@ export class ApiKeyAuthenticator {
 
   /** `log`: the request's logger, for the one line a failed last-use write may cause (R41). */
   async authenticate(apiKey: string, log: Pick<Logger, 'warn'> = this.#deps.log): Promise<Principal> {
+    // R51: a value that cannot be a key (prefix, length, alphabet) costs no database round
+    // trip: a flood of junk keys must not slow the customers whose keys are real.
+    if (!couldBeApiKey(apiKey)) throw new ApiError('invalid_api_key');
     const now = this.#deps.clock.now();
     const period = monthPeriod(now);
     let facts;
@@ -44,6 +47,7 @@ export class ApiKeyAuthenticator {
     return {
       customerId: facts.customerId,
       apiKeyId: facts.apiKeyId,
+      mode: facts.mode,
       period,
       entitled: facts.entitled,
       planUsage: facts.planUsage,

@@ -1,15 +1,15 @@
 // Who is calling, established by API-key authentication (spec section 5), with the facts that
-// step 1's one read brought along for later steps to judge (issue 11): the product entitlement
+// step 1's one read brought along for later steps to judge (one statement): the product entitlement
 // (step 4) and the active plan with the month's usage (step 6, GET usage), read for `period`.
-import type { Fact } from '../accounts/api-key-directory.ts';
+// The fields are CallerFacts' own, so the two cannot drift apart.
+import type { CallerFacts } from '../accounts/api-key-directory.ts';
 import type { MonthPeriod } from '../usage/period.ts';
-import type { PlanUsage } from '../usage/plan-usage.ts';
 
-export interface Principal {
-  readonly customerId: string;
-  readonly apiKeyId: string;
+/**
+ * The caller's key and customer, its mode (R53: everything the request reads and writes is in
+ * this mode) and the facts of steps 4 and 6, as read by step 1.
+ */
+export interface Principal extends Pick<CallerFacts, 'customerId' | 'apiKeyId' | 'mode' | 'entitled' | 'planUsage'> {
   /** The UTC month the facts were read for (spec section 8). */
   readonly period: MonthPeriod;
-  readonly entitled: Fact<boolean>;
-  readonly planUsage: Fact<PlanUsage | null>;
 }

@@ -9,11 +9,12 @@ import { AdminInputError } from '../admin/admin-error.ts';
 import { bootstrap } from '../admin/bootstrap.ts';
 import { createCustomer, setCustomerStatus } from '../admin/customers.ts';
 import { setEntitlement } from '../admin/entitlements.ts';
-import { createKey, listKeys, setKeyStatus, type CreatedKey } from '../admin/keys.ts';
+import { createKey, listKeys, requireMode, setKeyStatus, type CreatedKey } from '../admin/keys.ts';
 import { createPlan } from '../admin/plans.ts';
 import { subscribe, unsubscribe } from '../admin/subscriptions.ts';
 import { showUsage } from '../admin/usage.ts';
 import { newEntityManager, openDatabase } from '../db/database.ts';
+import { redactSecrets, urlSecrets } from '../shared/url-secrets.ts';
 
 type Values = Record<string, string | boolean | undefined>;
 type Run = (em: EntityManager) => Promise<{ json: object; text: string }>;
@@ -89,10 +90,11 @@ const keyStatus = (status: 'active' | 'inactive' | 'revoked'): Command =>
 
 const COMMANDS: Record<string, Command> = {
   bootstrap: def({
-    strings: ['name', 'monthly-limit'],
+    strings: ['name', 'monthly-limit', 'mode'],
     flags: ['usage-hidden', 'no-plan', 'no-entitlement'],
     input: (v) => ({
       name: str(v, 'name'),
+      mode: requireMode(opt(v, 'mode')),
       monthlyLimit: int(opt(v, 'monthly-limit'), 'monthly-limit'),
       usageHidden: v['usage-hidden'] === true,
       noPlan: v['no-plan'] === true,
@@ -135,8 +137,8 @@ const COMMANDS: Record<string, Command> = {
   'entitlement grant': entitlement(true),
   'entitlement revoke': entitlement(false),
   'key create': def({
-    strings: ['customer', 'name'],
-    input: (v) => ({ ...customerId(v), name: opt(v, 'name') }),
+    strings: ['customer', 'name', 'mode'],
+    input: (v) => ({ ...customerId(v), name: opt(v, 'name'), mode: requireMode(opt(v, 'mode')) }),
     run: createKey,
     human: secretLine,
   }),
@@ -147,11 +149,11 @@ const COMMANDS: Record<string, Command> = {
     strings: ['customer'],
     input: customerId,
     run: listKeys,
-    human: (r) => r.keys.map((k) => `${k.apiKeyId} ${k.prefix}… ${k.status}`).join('\n') || 'no keys',
+    human: (r) => r.keys.map((k) => `${k.apiKeyId} ${k.prefix}… ${k.status} ${k.mode}`).join('\n') || 'no keys',
   }),
   'usage show': def({
-    strings: ['customer', 'month'],
-    input: (v) => ({ ...customerId(v), month: month(opt(v, 'month')) }),
+    strings: ['customer', 'month', 'mode'],
+    input: (v) => ({ ...customerId(v), month: month(opt(v, 'month')), mode: requireMode(opt(v, 'mode')) }),
     run: showUsage,
     human: (r) =>
       r.usage.map((u) => `${r.period.startsAt.slice(0, 7)} ${u.operation}: ${u.used} of ${u.limit} used`).join('\n'),
@@ -189,7 +191,8 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const known = error instanceof AdminInputError || error instanceof ConfigError;
     const message = known ? error.message : `admin command failed: ${(error as Error).message}`;
-    process.stderr.write(`${message.split('\n')[0]}\n`);
+    // Never a password of the connection URLs (R48).
+    process.stderr.write(`${redactSecrets(message.split('\n')[0] ?? '', urlSecretsOfEnvironment())}\n`);
     return 1;
   } finally {
     await db?.close();
@@ -197,3 +200,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+
+function urlSecretsOfEnvironment(): string[] {
+  return urlSecrets({ databaseUrl: process.env.DATABASE_URL, databaseDirectUrl: process.env.DATABASE_DIRECT_URL, redisUrl: process.env.REDIS_URL });
+}

@@ -1,11 +1,13 @@
 // Database bootstrap (rulings R3, R4): DATABASE_URL when set, else the embedded PGlite.
 // The composition root opens it once and passes it down; nothing here is a singleton.
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { applyMigrations } from './migrator.ts';
 import { ormOptions } from './orm-options.ts';
-import { answersWithin, guardPool } from './bounded-pool.ts';
+import { answersWithin, boundedPoolOptions, guardPool, type DatabaseBounds } from './bounded-pool.ts';
+import { connectionFailureLine, postgresTls, withoutTlsParameters, type PostgresTls } from './postgres-tls.ts';
 
 /** R33: /readyz answers within 2 s whatever the database does. */
 const READINESS_TIMEOUT_MS = 1_500;
@@ -17,10 +19,36 @@ export interface Database {
   embedded: boolean;
   /** True when the database answers `select 1` within READINESS_TIMEOUT_MS; never throws or hangs. */
   isReady(): Promise<boolean>;
+  /**
+   * Applies pending migrations under their advisory lock (R34) and returns the names applied:
+   * over DATABASE_DIRECT_URL when it is set (R47: a session of its own, not a pooler's), else
+   * over this database.
+   */
+  migrate(): Promise<string[]>;
+  /**
+   * The pool for what holds a session-level lock (the sweep's "one instance at a time", R36):
+   * DATABASE_DIRECT_URL's (one connection) when it is set, else the service's own.
+   */
+  sessionPool(): Promise<pg.Pool>;
   close(): Promise<void>;
 }
 
-export interface OpenDatabaseOptions {
+/** A start that cannot reach a database: its message is the one line the start stops with. */
+class DatabaseStartError extends Error {
+  override readonly name = 'DatabaseStartError';
+}
+
+/** The first statement on a new pool: a failure becomes one line naming the variable (R48). */
+async function checkConnection(pool: pg.Pool, variable: string, tls: PostgresTls): Promise<void> {
+  try {
+    await pool.query('select 1');
+  } catch (error) {
+    throw new DatabaseStartError(connectionFailureLine(error, variable, tls), { cause: error });
+  }
+}
+
+
+interface OpenDatabaseOptions {
   /** Apply pending migrations before returning (the server and the CLIs do). */
   migrate?: boolean;
   logger?: Logger;
@@ -32,35 +60,65 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
   const embedded =
     config.databaseUrl === undefined ? await (await import('./embedded.ts')).startEmbedded(config.dataDir, logger) : undefined;
   const url = embedded?.url ?? (config.databaseUrl as string);
+  const bounds: DatabaseBounds = { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs };
+  const direct = embedded === undefined ? config.databaseDirectUrl : undefined;
   let orm: MikroORM | undefined;
-  try {
-    orm = await MikroORM.init(
-      ormOptions(url, embedded?.poolMax ?? config.dbPoolSize, logger, {
-        connectTimeoutMs: config.dbConnectTimeoutMs,
-        statementTimeoutMs: config.dbStatementTimeoutMs,
-      }),
-    );
-    guardPool(await orm.em.getConnection().getNativeClient());
-    if (options.migrate) {
-      const applied = await applyMigrations(orm);
-      if (applied.length > 0) logger?.info({ migrations: applied }, 'migrations applied');
-    }
-  } catch (error) {
+  let sessionPool: pg.Pool | undefined;
+  const closeAll = async () => {
+    await sessionPool?.end().catch(() => {});
     await orm?.close(true);
     await embedded?.close();
+  };
+  try {
+    // R48: the TLS settings of both URLs are read (files included) before anything connects.
+    const tls: PostgresTls = embedded === undefined ? postgresTls(url, 'DATABASE_URL') : { mode: 'disable', ssl: false };
+    const directTls = direct === undefined ? undefined : postgresTls(direct, 'DATABASE_DIRECT_URL');
+    orm = await MikroORM.init(
+      ormOptions(url, embedded?.poolMax ?? config.dbPoolSize, logger, bounds, {
+        preparedStatements: config.databasePreparedStatements,
+        // R47: a DATABASE_DIRECT_URL beside it says DATABASE_URL may be a transaction pooler.
+        boundsPerStatement: !config.databasePreparedStatements || direct !== undefined,
+        ssl: tls.ssl,
+      }),
+    );
+    const pool = await orm.em.getConnection().getNativeClient();
+    guardPool(pool);
+    await checkConnection(pool, 'DATABASE_URL', tls);
+    const open = orm;
+    const migrate = async (): Promise<string[]> => {
+      if (direct === undefined || directTls === undefined) return applyMigrations(open);
+      const directOrm = await MikroORM.init(ormOptions(direct, 1, logger, bounds, { ssl: directTls.ssl }));
+      try {
+        await checkConnection(await directOrm.em.getConnection().getNativeClient(), 'DATABASE_DIRECT_URL', directTls);
+        return await applyMigrations(directOrm);
+      } finally {
+        await directOrm.close(true);
+      }
+    };
+    if (direct !== undefined && directTls !== undefined) {
+      sessionPool = new pg.Pool({ connectionString: withoutTlsParameters(direct), max: 1, ...boundedPoolOptions(bounds, { ssl: directTls.ssl }) });
+      sessionPool.on('error', () => {});
+      guardPool(sessionPool);
+      await checkConnection(sessionPool, 'DATABASE_DIRECT_URL', directTls);
+    }
+    if (options.migrate) {
+      const applied = await migrate();
+      if (applied.length > 0) logger?.info({ migrations: applied }, 'migrations applied');
+    }
+    const session = sessionPool;
+    return {
+      orm: open,
+      url,
+      embedded: embedded !== undefined,
+      isReady: () => readiness(open),
+      migrate,
+      sessionPool: async () => session ?? (await open.em.getConnection().getNativeClient()),
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
     throw error;
   }
-  const open = orm;
-  return {
-    orm: open,
-    url,
-    embedded: embedded !== undefined,
-    isReady: () => readiness(open),
-    close: async () => {
-      await open.close(true);
-      await embedded?.close();
-    },
-  };
 }
 
 /**

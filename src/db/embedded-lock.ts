@@ -1,14 +1,15 @@
 // The lock file of the embedded database (ruling R3). PGlite cannot be opened by two
 // processes, yet the admin CLI may run while the server runs (operator-interface.md). The
-// process that opens PGlite records `{ pid, port }` in `${dataDir}/embedded-postgres.json`;
-// another process finding a live owner connects to that port instead.
+// process that opens PGlite records `{ pid, socketDir }` in `${dataDir}/embedded-postgres.json`;
+// another process finding a live owner connects to that Unix socket instead (R49: there is no
+// TCP port).
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 
-export interface EmbeddedLock {
+interface EmbeddedLock {
   pid: number;
-  /** 0 while the owner is still opening PGlite. */
-  port: number;
+  /** The directory holding the owner's socket; empty while the owner is still opening PGlite. */
+  socketDir: string;
 }
 
 export const LOCK_FILE_NAME = 'embedded-postgres.json';
@@ -18,9 +19,9 @@ export async function readLock(path: string): Promise<EmbeddedLock | undefined> 
   try {
     const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
     if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { pid, port } = parsed as Record<string, unknown>;
-    if (!Number.isSafeInteger(pid) || !Number.isSafeInteger(port)) return undefined;
-    return { pid: pid as number, port: port as number };
+    const { pid, socketDir } = parsed as Record<string, unknown>;
+    if (!Number.isSafeInteger(pid) || typeof socketDir !== 'string') return undefined;
+    return { pid: pid as number, socketDir };
   } catch {
     return undefined;
   }
@@ -35,7 +36,7 @@ async function writeTemp(path: string, lock: EmbeddedLock): Promise<string> {
 
 /** Claims the lock atomically (link fails if it exists). False when another process holds it. */
 export async function claimLock(path: string): Promise<boolean> {
-  const temp = await writeTemp(path, { pid: process.pid, port: 0 });
+  const temp = await writeTemp(path, { pid: process.pid, socketDir: '' });
   try {
     await link(temp, path);
     return true;
@@ -47,9 +48,9 @@ export async function claimLock(path: string): Promise<boolean> {
   }
 }
 
-/** Publishes the port once the socket server listens. */
-export async function publishPort(path: string, port: number): Promise<void> {
-  await rename(await writeTemp(path, { pid: process.pid, port }), path);
+/** Publishes the socket's directory once the socket server listens. */
+export async function publishSocket(path: string, socketDir: string): Promise<void> {
+  await rename(await writeTemp(path, { pid: process.pid, socketDir }), path);
 }
 
 /** Removes the lock if it is still the one we read (or ours): never another owner's. */
@@ -73,9 +74,9 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-export function portAccepts(port: number, timeoutMs = 1000): Promise<boolean> {
+export function socketAccepts(socketPath: string, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ path: socketPath });
     const done = (ok: boolean): void => {
       socket.destroy();
       resolve(ok);

@@ -1,62 +1,108 @@
-// The embedded PostgreSQL of ruling R3: PGlite persisted under `${dataDir}/pgdata`, served
-// on loopback by pglite-socket to the ordinary `pg` driver. One process owns PGlite; others
-// (the admin CLI while the server runs) connect to the owner's port (see embedded-lock.ts).
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+// The embedded PostgreSQL of ruling R3: PGlite persisted under `${dataDir}/pgdata`, served by
+// pglite-socket to the ordinary `pg` driver. R49: it listens on no TCP port, only on a Unix
+// socket inside DATA_DIR (mode 0700), so only the owner of DATA_DIR (and root) can reach it:
+// pglite-socket has no authentication, and whoever reaches it is a superuser. One process
+// owns PGlite; others (the admin CLI while the server runs) connect to the owner's socket
+// (see embedded-lock.ts).
+import { chmod, mkdir, mkdtemp, rm, symlink, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from 'pino';
 import { serializeProtocolBatches } from './pglite-socket-queue.ts';
-import { claimLock, isProcessAlive, LOCK_FILE_NAME, portAccepts, publishPort, readLock, removeLock } from './embedded-lock.ts';
+import { claimLock, isProcessAlive, LOCK_FILE_NAME, publishSocket, readLock, removeLock, socketAccepts } from './embedded-lock.ts';
 
 /** Pool of the owning process. PGlite runs one query at a time, so more buys nothing. */
-export const OWNER_POOL_MAX = 4;
+const OWNER_POOL_MAX = 4;
 /** Pool of a process using another's server (the admin CLI): it runs one command. */
-export const GUEST_POOL_MAX = 2;
+const GUEST_POOL_MAX = 2;
 // Room for the owner's pool plus a few guests; the socket server refuses connections
 // beyond it with bytes the pg driver cannot parse, so every pool must fit under it.
 const SERVER_MAX_CONNECTIONS = 16;
 const WAIT_FOR_OWNER_MS = 30_000;
+/** node-postgres connects to `${host}/.s.PGSQL.${port}`, libpq's name for a socket. */
+const SOCKET_PORT = 5432;
+export const SOCKET_FILE_NAME = `.s.PGSQL.${SOCKET_PORT}`;
+/** sun_path holds 108 bytes on Linux, the terminating NUL included. */
+const MAX_SOCKET_PATH_BYTES = 107;
 
 export interface EmbeddedServer {
   url: string;
+  /** The Unix socket the database answers on (inside DATA_DIR). */
+  socketPath: string;
   /** True when this process opened PGlite, false when it uses another process's server. */
   owner: boolean;
   poolMax: number;
   close(): Promise<void>;
 }
 
-export function embeddedUrl(port: number): string {
-  return `postgres://postgres@127.0.0.1:${port}/postgres`;
+/**
+ * A `pg` URL for the socket directory `socketDir`: the host is the directory, percent-encoded
+ * (MikroORM and node-postgres both decode it, and a host beginning with `/` is a Unix socket).
+ */
+function embeddedUrl(socketDir: string): string {
+  return `postgres://postgres@${encodeURIComponent(socketDir)}:${SOCKET_PORT}/postgres`;
+}
+
+/** R49: DATA_DIR is private to its owner, whether this call creates it or finds it. */
+async function privateDataDir(dataDir: string): Promise<string> {
+  const absolute = resolve(dataDir);
+  await mkdir(absolute, { recursive: true, mode: 0o700 });
+  await chmod(absolute, 0o700);
+  return absolute;
 }
 
 /** Opens (or joins) the embedded database under dataDir. */
 export async function startEmbedded(dataDir: string, logger?: Logger): Promise<EmbeddedServer> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const lockPath = join(dataDir, LOCK_FILE_NAME);
+  const dir = await privateDataDir(dataDir);
+  const lockPath = join(dir, LOCK_FILE_NAME);
   const deadline = Date.now() + WAIT_FOR_OWNER_MS;
   for (;;) {
-    if (await claimLock(lockPath)) return openAsOwner(dataDir, lockPath, logger);
+    if (await claimLock(lockPath)) return openAsOwner(dir, lockPath, logger);
     const lock = await readLock(lockPath);
     if (lock === undefined || !isProcessAlive(lock.pid)) {
       logger?.warn({ lockPath, pid: lock?.pid }, 'removing a stale embedded database lock');
       await removeLock(lockPath, lock?.pid ?? Number.NaN);
       continue;
     }
-    if (lock.port > 0 && (await portAccepts(lock.port))) {
-      logger?.info({ pid: lock.pid, port: lock.port }, 'using the embedded database served by another process');
-      return { url: embeddedUrl(lock.port), owner: false, poolMax: GUEST_POOL_MAX, close: async () => {} };
+    const socketPath = lock.socketDir === '' ? '' : join(lock.socketDir, SOCKET_FILE_NAME);
+    if (socketPath !== '' && (await socketAccepts(socketPath))) {
+      logger?.info({ pid: lock.pid }, 'using the embedded database served by another process');
+      return { url: embeddedUrl(lock.socketDir), socketPath, owner: false, poolMax: GUEST_POOL_MAX, close: async () => {} };
     }
-    // The owner is still opening PGlite (port 0) or restarting its listener: wait for it.
+    // The owner is still opening PGlite (no socket yet) or restarting its listener: wait for it.
     if (Date.now() > deadline) {
       throw new Error(
-        `The embedded database in ${dataDir} is held by process ${lock.pid}, which does not answer; ` +
+        `The embedded database in ${dir} is held by process ${lock.pid}, which does not answer; ` +
           `stop that process or remove ${lockPath}.`,
       );
     }
     await sleep(100);
   }
+}
+
+/**
+ * The directory through which the socket is named. DATA_DIR itself when its socket path fits
+ * in sun_path; else a fresh private directory (0700, random name) in the temporary directory
+ * holding a symlink to DATA_DIR, so the socket file still lives in DATA_DIR and every path to it
+ * still passes through DATA_DIR's 0700.
+ */
+async function socketDirectory(dataDir: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const fits = (dir: string) => Buffer.byteLength(join(dir, SOCKET_FILE_NAME)) <= MAX_SOCKET_PATH_BYTES;
+  if (fits(dataDir)) return { dir: dataDir, cleanup: async () => {} };
+  for (const base of [tmpdir(), '/tmp']) {
+    const probe = join(base, 'ers-db-XXXXXX', 'd');
+    if (!fits(probe)) continue;
+    const holder = await mkdtemp(join(base, 'ers-db-'));
+    const dir = join(holder, 'd');
+    await symlink(dataDir, dir);
+    return { dir, cleanup: () => rm(holder, { recursive: true, force: true }) };
+  }
+  throw new Error(
+    `DATA_DIR ${dataDir} is too long for the embedded database's Unix socket (at most ${MAX_SOCKET_PATH_BYTES - SOCKET_FILE_NAME.length - 1} bytes) and no short temporary directory is available; use a shorter DATA_DIR.`,
+  );
 }
 
 async function openAsOwner(dataDir: string, lockPath: string, logger?: Logger): Promise<EmbeddedServer> {
@@ -68,15 +114,22 @@ async function openAsOwner(dataDir: string, lockPath: string, logger?: Logger): 
   try {
     const db = await PGlite.create(join(dataDir, 'pgdata'));
     undo.unshift(() => db.close());
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: SERVER_MAX_CONNECTIONS });
+    const { dir, cleanup } = await socketDirectory(dataDir);
+    undo.unshift(cleanup);
+    const socketPath = join(dir, SOCKET_FILE_NAME);
+    // A socket file left by a process that died (we hold the lock, so it is nobody's).
+    await unlink(join(dataDir, SOCKET_FILE_NAME)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: SERVER_MAX_CONNECTIONS });
     serializeProtocolBatches(server);
     await server.start();
     undo.unshift(() => server.stop());
-    const conn = server.getServerConn();
-    const port = Number(conn.slice(conn.lastIndexOf(':') + 1));
-    await publishPort(lockPath, port);
-    logger?.info({ dataDir, port }, 'embedded database started');
-    return { url: embeddedUrl(port), owner: true, poolMax: OWNER_POOL_MAX, close };
+    // The socket's own mode as a second fence (DATA_DIR's 0700 is the first).
+    await chmod(join(dataDir, SOCKET_FILE_NAME), 0o600);
+    await publishSocket(lockPath, dir);
+    logger?.info({ dataDir }, 'embedded database started on a Unix socket in DATA_DIR');
+    return { url: embeddedUrl(dir), socketPath, owner: true, poolMax: OWNER_POOL_MAX, close };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;

@@ -2,6 +2,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { applySqlFunctionFiles } from './sql-functions.ts';
 
 // Any constant: it only has to be the same in every process migrating this database.
 const MIGRATION_LOCK_KEY = 7_302_113_001;
@@ -9,7 +10,10 @@ const MIGRATION_LOCK_KEY = 7_302_113_001;
 const MIGRATION_LOCK_WAIT_MS = 120_000;
 const MIGRATION_LOCK_POLL_MS = 100;
 
-/** Applies what is pending in one transaction and returns the names applied, in order. */
+/**
+ * Applies what is pending in one transaction (the versioned migrations, then the SQL function
+ * files whose text changed) and returns the names of the migrations applied, in order.
+ */
 export async function applyMigrations(orm: MikroORM): Promise<string[]> {
   await prepareMigrator(orm);
   const connection = orm.em.getConnection();
@@ -31,7 +35,13 @@ export async function applyMigrations(orm: MikroORM): Promise<string[]> {
       if (Date.now() > deadline) throw new Error('another process held the migration lock for too long');
       await sleep(MIGRATION_LOCK_POLL_MS);
     }
-    return orm.migrator.up({ transaction: trx });
+    // Function files hold today's text, which may name columns that a later migration adds
+    // (sql-functions.ts): bodies are checked when called, as in pg_dump's restore scripts.
+    await connection.execute('set local check_function_bodies = off', [], 'run', trx);
+    const migrations = await orm.migrator.up({ transaction: trx });
+    // The domain folders' SQL function files, after the tables they read (sql-functions.ts).
+    await applySqlFunctionFiles((sql, params = []) => connection.execute(sql, params, 'all', trx));
+    return migrations;
   });
   return applied.map((migration) => migration.name);
 }

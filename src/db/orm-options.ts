@@ -4,14 +4,22 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from 'pino';
 import { ENTITIES } from './entities.ts';
 import { MIGRATIONS } from './migrations/index.ts';
-import { boundedPoolOptions, type DatabaseBounds } from './bounded-pool.ts';
+import { boundedPoolOptions, type ConnectionChoices, type DatabaseBounds } from './bounded-pool.ts';
+import { withoutTlsParameters } from './postgres-tls.ts';
 
 /** R33's defaults, for callers without a configuration (tests, tools). */
-export const DEFAULT_BOUNDS: DatabaseBounds = { connectTimeoutMs: 2_000, statementTimeoutMs: 5_000 };
+const DEFAULT_BOUNDS: DatabaseBounds = { connectTimeoutMs: 2_000, statementTimeoutMs: 5_000 };
 
-export function ormOptions(url: string, poolMax: number, logger?: Logger, bounds: DatabaseBounds = DEFAULT_BOUNDS): Options {
+export function ormOptions(
+  url: string,
+  poolMax: number,
+  logger?: Logger,
+  bounds: DatabaseBounds = DEFAULT_BOUNDS,
+  choices: ConnectionChoices = {},
+): Options {
   return defineConfig({
-    clientUrl: url,
+    // R48: the TLS parameters reach the driver as its `ssl` option (postgres-tls.ts), never via the URL.
+    clientUrl: withoutTlsParameters(url),
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
@@ -24,8 +32,9 @@ export function ormOptions(url: string, poolMax: number, logger?: Logger, bounds
     // metadata; without this, schema diffs (and generated migrations) would drop them.
     schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     pool: { max: poolMax },
-    // Handed to pg's Pool: every wait on the database is bounded (ruling R33).
-    driverOptions: boundedPoolOptions(bounds),
+    // Handed to pg's Pool: every wait on the database is bounded (ruling R33); prepared
+    // statements and TLS as the operator chose (R47, R48).
+    driverOptions: boundedPoolOptions(bounds, choices),
     // A wrong DATABASE_URL must fail, not quietly create a new empty database.
     ensureDatabase: false,
     colors: false,

@@ -1,4 +1,4 @@
-// What a repository throws (issue 11): a typed persistence failure that each stage maps to its
+// What a repository throws: a typed persistence failure that each stage maps to its
 // own code. No stage sees an SQLSTATE or a driver error, and no repository throws an HTTP error.
 //
 // - 'unavailable': the statement could not run or did not answer (no connection, a timeout of

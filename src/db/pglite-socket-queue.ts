@@ -4,10 +4,10 @@
 // (Parse/Bind/Execute/Sync, what `pg` sends for every parameterised query) interleave: one
 // connection's Parse replaces the other's unnamed statement ("unnamed prepared statement does
 // not exist", or the wrong rows). And a message that throws leaves the queue marked busy for
-// ever, so every later query hangs. Both are upstream (electric-sql/pglite issue #1046).
+// ever, so every later query hangs. Both are upstream (electric-sql/pglite#1046).
 //
 // This replaces the queue's scheduler on our server instance: a connection keeps its turn from
-// its first extended-protocol message to its Sync (and for a whole transaction, as before),
+// its first extended-protocol message to its Sync (and for a whole transaction, as upstream does),
 // a failing message is answered with its error without stopping the queue, and a connection
 // that goes away in the middle of a batch gives its turn back.
 import type { PGlite } from '@electric-sql/pglite';

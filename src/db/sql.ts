@@ -1,12 +1,16 @@
 // The hot path's statements go straight to the `pg` pool behind MikroORM (its documented
 // getNativeClient()), as parameterised statements: no query building, no values inlined into
 // SQL text, and on a PostgreSQL server each statement is prepared once per connection by name
-// (issue 6: the CPU per request and the statements per request are what limit throughput).
+// (the CPU per request and the statements per request are what limit throughput).
 // Entities, migrations and the admin commands keep using the ORM itself.
 //
 // The embedded database (ruling R3) is one PGlite session behind every connection: a prepared
 // statement's name would collide across connections there (42P05), so on PGlite, whether this
 // process serves it or reaches it through DATABASE_URL, statements stay unnamed.
+//
+// Behind a transaction-mode pooler (R47, DATABASE_PREPARED_STATEMENTS=false) the pool's client
+// (bounded-pool.ts) drops every name, so the same statements go unnamed there too, and each
+// carries R33's bounds in its own transaction.
 //
 // Every failure leaves as a PersistenceFailure ('unavailable' unless a repository knows
 // better from its SQLSTATE): the stages above never see a driver error.
@@ -26,7 +30,7 @@ export function statement(name: string, text: string): Statement {
 }
 
 /** A statement as a library hands it over (rate-limiter-flexible names its own). */
-export interface QueryConfig {
+interface QueryConfig {
   name?: string;
   text: string;
   values?: unknown[];

@@ -1,9 +1,9 @@
-// A fake ReportGenerator for other modules' unit tests (style guide: ports with a real and a
+// A fake ReportGenerator for other modules' unit tests (every port has a real and a
 // fake adapter): a canned candidate or a canned GenerationError, a call log, an optional delay
 // that honours the abort signal.
 import { abortableDelay } from './abortable-delay.ts';
 import { GenerationError } from './report-generator.ts';
-import type { GenerationInput, GenerationOutput, ReportGenerator, ReportResult, TokenUsage } from './report-generator.ts';
+import type { GenerationInput, GenerationOutput, GenerationTokens, ReportGenerator, ReportResult, TokenUsage } from './report-generator.ts';
 
 /** A report the contract accepts (spec 2.3). */
 export const SAMPLE_REPORT: ReportResult = Object.freeze({
@@ -17,7 +17,7 @@ export const SAMPLE_REPORT: ReportResult = Object.freeze({
   confidence: 0.82,
 }) as ReportResult;
 
-export interface FakeReportGeneratorOptions {
+interface FakeReportGeneratorOptions {
   /** Returned as GenerationOutput.candidate (deep-copied per call). Default SAMPLE_REPORT. */
   readonly candidate?: unknown;
   /** Thrown instead of answering. */
@@ -25,7 +25,8 @@ export interface FakeReportGeneratorOptions {
   /** Wait before answering or failing; an abort cuts it short with GenerationError('unavailable', 'aborted'). */
   readonly delayMs?: number;
   readonly generator?: GenerationOutput['generator'];
-  readonly model?: string | null;
+  readonly model?: string;
+  readonly tokens?: GenerationTokens;
   readonly tokenUsage?: TokenUsage | null;
 }
 
@@ -52,8 +53,9 @@ export class FakeReportGenerator implements ReportGenerator {
     return {
       candidate: structuredClone(candidate),
       generator: this.#options.generator ?? 'offline',
-      model: this.#options.model ?? null,
+      model: this.#options.model ?? 'offline',
       latencyMs: this.#options.delayMs ?? 0,
+      tokens: this.#options.tokens ?? { input: 0, output: 0, thinking: 0 },
       tokenUsage: this.#options.tokenUsage ?? null,
     };
   }

@@ -1,4 +1,4 @@
-// How Gemini's outcomes map onto ruling R24 (issue 5, "Failure mapping"):
+// How Gemini's outcomes map onto ruling R24:
 //   unreachable, timed out, 408, 429, 5xx                -> 'unavailable' (503 report_generation_unavailable)
 //   other 4xx, prompt blocked, safety finish, refusal,
 //   empty answer, truncated (MAX_TOKENS)                 -> 'failed'      (502 report_generation_failed)
@@ -8,7 +8,7 @@
 import { ApiError } from '@google/genai';
 import type { GenerateContentResponse, GenerateContentResponseUsageMetadata } from '@google/genai';
 import { GenerationError } from './report-generator.ts';
-import type { TokenUsage } from './report-generator.ts';
+import type { AttemptOutcome, GenerationTokens, TokenUsage } from './report-generator.ts';
 
 /** Finish reasons that mean the answer was withheld for safety or policy. */
 const SAFETY_FINISH = new Set([
@@ -46,6 +46,47 @@ export function classifyCallError(error: unknown): GenerationError {
   return new GenerationError('failed', 'provider_error');
 }
 
+/** R42: the attempt outcome of a failure (ers_generator_attempts_total). */
+export function attemptOutcome(failure: GenerationError): AttemptOutcome {
+  if (failure.reason === 'http_404') return 'not_found';
+  if (failure.reason === 'http_429') return 'rate_limited';
+  return failure.kind;
+}
+
+/**
+ * R42: the failures that send the request on to the next model: the model is gone or unknown
+ * (404), out of quota or capacity (429), or the service failed (5xx, 408, unreachable). A 400, a
+ * refusal or an answer that is not JSON would be the same on any model.
+ */
+export function fallsThrough(failure: GenerationError): boolean {
+  return failure.reason === 'http_404' || (failure.kind === 'unavailable' && failure.reason !== 'timeout' && failure.reason !== 'aborted');
+}
+
+/**
+ * R42: the delay of a 429's google.rpc.RetryInfo, in milliseconds, or undefined. The SDK's
+ * ApiError carries the error body as JSON in its message; `retryDelay` is a protobuf Duration
+ * in its JSON form ("2s", "0.5s"). Only that number is read, nothing else of the body.
+ */
+export function retryDelayMs(error: unknown): number | undefined {
+  if (!(error instanceof ApiError) || error.status !== 429) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(error.message);
+  } catch {
+    return undefined;
+  }
+  const envelope = (Array.isArray(body) ? body[0] : body) as { error?: { details?: unknown } } | undefined;
+  const details = envelope?.error?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details as { '@type'?: unknown; retryDelay?: unknown }[]) {
+    if (detail?.['@type'] !== 'type.googleapis.com/google.rpc.RetryInfo' || typeof detail.retryDelay !== 'string') continue;
+    const match = /^(\d{1,6})(?:\.(\d{1,9}))?s$/.exec(detail.retryDelay);
+    if (match === null) return undefined;
+    return Math.ceil(Number(`${match[1]}.${match[2] ?? '0'}`) * 1000);
+  }
+  return undefined;
+}
+
 /** Strips one Markdown code fence, which some models add even in JSON mode. */
 function unfence(text: string): string {
   const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/i.exec(text.trim());
@@ -77,6 +118,18 @@ export function readCandidate(response: GenerateContentResponse): unknown {
 
 const count = (value: number | undefined): number | null =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+
+/**
+ * R43: input, output and thinking tokens of an answer. `candidatesTokenCount` excludes the
+ * thoughts, which `thoughtsTokenCount` reports apart; missing counts are 0.
+ */
+export function readTokens(usage: GenerateContentResponseUsageMetadata | undefined): GenerationTokens {
+  return {
+    input: count(usage?.promptTokenCount) ?? 0,
+    output: count(usage?.candidatesTokenCount) ?? 0,
+    thinking: count(usage?.thoughtsTokenCount) ?? 0,
+  };
+}
 
 /** Token counts for storage with the report (never exposed, never logged at info). */
 export function readTokenUsage(usage: GenerateContentResponseUsageMetadata | undefined): TokenUsage | null {

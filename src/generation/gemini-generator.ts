@@ -1,43 +1,73 @@
-// The Gemini adapter of the ReportGenerator port (issue 5), through @google/genai (ruling R2).
+// The Gemini adapter of the ReportGenerator port, through @google/genai (ruling R2), on the
+// Developer API with a key or on Vertex AI with Application Default Credentials (R44).
 //
-// Time bound: one deadline, timeoutMs after the call starts, covers every attempt, the back-off
-// and the reading of the answer. It aborts the SDK's fetch through config.abortSignal, and the
-// attempt is raced against it too, so nothing inside the SDK can hold the call past it.
-// The SDK's own retry is off: it retries only when httpOptions.retryOptions is set (verified in
-// ApiClient.apiCall of 3.1.0), and it is never set here. We retry at most once, only a
-// transient failure ('unavailable' other than the deadline itself), and only when at least
-// minRetryWindowMs would remain after the back-off.
-import { GoogleGenAI } from '@google/genai';
+// Models (R42): GEMINI_MODEL is a list tried in order. A 404 (retired or unknown model), a 429
+// or a 5xx / unreachable service sends the request on to the next model; a 429 whose
+// google.rpc.RetryInfo delay fits the deadline is retried on the same model after that delay.
+// The last model keeps the single retry of a transient failure it always had (R24). Only when
+// every model failed does the request fail, with the last failure.
+//
+// Time bound: one deadline, timeoutMs after the call starts, covers every attempt on every
+// model, every pause and the reading of the answer. It aborts the SDK's fetch through
+// config.abortSignal, and each attempt is raced against it too, so nothing inside the SDK (or
+// the credential lookup) can hold the call past it. The SDK's own retry is off: it retries only
+// when httpOptions.retryOptions is set (ApiClient.apiCall of 3.1.0), and it is never set here.
+//
+// Settings (R43): no temperature unless GEMINI_TEMPERATURE is set (Gemini 3 models loop at low
+// temperatures; their default is 1.0), thinkingConfig.thinkingLevel from GEMINI_THINKING_LEVEL,
+// maxOutputTokens from GEMINI_MAX_OUTPUT_TOKENS.
+import { GoogleGenAI, ThinkingLevel as SdkThinkingLevel } from '@google/genai';
 import type { GenerateContentParameters, GenerateContentResponse } from '@google/genai';
 import type { Logger } from 'pino';
+import type { ThinkingLevel } from '../config.ts';
 import { abortableDelay } from './abortable-delay.ts';
-import { classifyCallError, readCandidate, readTokenUsage } from './gemini-answer.ts';
+import { attemptOutcome, classifyCallError, fallsThrough, readCandidate, readTokenUsage, readTokens, retryDelayMs } from './gemini-answer.ts';
 import { SYSTEM_INSTRUCTION, buildUserParts } from './gemini-prompt.ts';
 import type { GeminiSchema } from './gemini-schema.ts';
-import { GenerationError } from './report-generator.ts';
-import type { GenerationInput, GenerationOutput, ReportGenerator } from './report-generator.ts';
+import { GenerationError, NO_OBSERVER } from './report-generator.ts';
+import type { GenerationInput, GenerationObserver, GenerationOutput, ReportGenerator } from './report-generator.ts';
+import type { VertexCredentials } from './vertex-credentials.ts';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 /** Pinned so that neither the SDK's default nor GOOGLE_GENAI_API_VERSION moves the endpoint. */
-export const GEMINI_API_VERSION = 'v1beta';
+const GEMINI_API_VERSION = 'v1beta';
+/** Vertex AI's version of the same surface (the SDK's own default for Vertex AI). */
+const VERTEX_API_VERSION = 'v1beta1';
+
+const THINKING_LEVELS: Readonly<Record<ThinkingLevel, SdkThinkingLevel>> = {
+  minimal: SdkThinkingLevel.MINIMAL,
+  low: SdkThinkingLevel.LOW,
+  medium: SdkThinkingLevel.MEDIUM,
+  high: SdkThinkingLevel.HIGH,
+};
 
 export interface GeminiReportGeneratorOptions {
-  readonly apiKey: string;
-  readonly model: string;
+  /** Developer API key; absent means Vertex AI (`vertex`). */
+  readonly apiKey?: string | undefined;
+  /** R44: Vertex AI for this project and location, with these credentials. */
+  readonly vertex?: { readonly project: string | undefined; readonly location: string; readonly credentials: VertexCredentials } | undefined;
+  /** R42: tried in order, the primary first. */
+  readonly models: readonly string[];
   /** GEMINI_BASE_URL; default the public endpoint (never the SDK's environment variables). */
   readonly baseUrl?: string | undefined;
-  /** GENERATOR_TIMEOUT_MS: the whole call, retry included. */
+  /** GENERATOR_TIMEOUT_MS: the whole call, every model and pause included. */
   readonly timeoutMs: number;
   /** Derived from the contract: see geminiResponseSchema() in create-report-generator.ts. */
   readonly responseSchema: GeminiSchema;
-  /** Debug lines about retries, with fixed reasons only. */
-  readonly logger?: Pick<Logger, 'debug'>;
-  /** Pause before the single retry. Default 250 ms. */
+  /** R43: unset, the model's default (1.0 for Gemini 3). */
+  readonly temperature?: number | undefined;
+  /** R43: default low. */
+  readonly thinkingLevel?: ThinkingLevel;
+  /** R43: default 8192, far above a report. */
+  readonly maxOutputTokens?: number;
+  /** Lines about fallbacks and retries, with fixed reasons and the model's position only. */
+  readonly logger?: Pick<Logger, 'debug' | 'warn'>;
+  /** R42, R43: attempts and tokens for the metrics. */
+  readonly observer?: GenerationObserver;
+  /** Pause before the retry of a transient failure on the last model. Default 250 ms. */
   readonly retryDelayMs?: number;
-  /** Retry only when this much time is left after the pause. Default min(5 s, timeoutMs / 2). */
+  /** Retry (after any pause) only when this much time is left. Default min(5 s, timeoutMs / 2). */
   readonly minRetryWindowMs?: number;
-  /** Default 0.2: reports should be sober and repeatable. */
-  readonly temperature?: number;
 }
 
 /** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
@@ -54,31 +84,40 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 /** Length of the base64 text of `bytes` bytes. */
 export const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
 
+/** What the start-up lookup of one model found (R42). */
+type ModelLookup = { readonly model: string; readonly found: true } | { readonly model: string; readonly found: false; readonly reason: string; readonly status: number | undefined };
+
 export class GeminiReportGenerator implements ReportGenerator {
-  readonly #client: GoogleGenAI;
-  readonly #model: string;
+  readonly #options: GeminiReportGeneratorOptions;
+  readonly #models: readonly string[];
   readonly #timeoutMs: number;
-  readonly #responseSchema: GeminiSchema;
-  readonly #logger: Pick<Logger, 'debug'> | undefined;
+  readonly #observer: GenerationObserver;
   readonly #retryDelayMs: number;
   readonly #minRetryWindowMs: number;
-  readonly #temperature: number;
+  #client: GoogleGenAI | undefined;
+  /** Models that answered 404 since the start (warned about once each). */
+  readonly #notFound = new Set<string>();
 
   constructor(options: GeminiReportGeneratorOptions) {
-    this.#client = new GoogleGenAI({
-      apiKey: options.apiKey,
-      vertexai: false,
-      apiVersion: GEMINI_API_VERSION,
-      // No retryOptions (so no SDK retry) and no timeout (the deadline below is the bound).
-      httpOptions: { baseUrl: options.baseUrl ?? GEMINI_DEFAULT_BASE_URL },
-    });
-    this.#model = options.model;
+    if (options.models.length === 0) throw new Error('GeminiReportGenerator needs at least one model');
+    if (options.vertex === undefined && (options.apiKey === undefined || options.apiKey === '')) {
+      throw new Error('GeminiReportGenerator needs an API key or Vertex AI');
+    }
+    this.#options = options;
+    this.#models = options.models;
     this.#timeoutMs = options.timeoutMs;
-    this.#responseSchema = options.responseSchema;
-    this.#logger = options.logger;
+    this.#observer = options.observer ?? NO_OBSERVER;
     this.#retryDelayMs = options.retryDelayMs ?? 250;
     this.#minRetryWindowMs = options.minRetryWindowMs ?? Math.min(5_000, Math.floor(options.timeoutMs / 2));
-    this.#temperature = options.temperature ?? 0.2;
+    if (options.vertex === undefined) {
+      this.#client = new GoogleGenAI({
+        apiKey: options.apiKey,
+        vertexai: false,
+        apiVersion: GEMINI_API_VERSION,
+        // No retryOptions (so no SDK retry) and no timeout (the deadline below is the bound).
+        httpOptions: { baseUrl: options.baseUrl ?? GEMINI_DEFAULT_BASE_URL },
+      });
+    }
   }
 
   /**
@@ -90,6 +129,27 @@ export class GeminiReportGenerator implements ReportGenerator {
     return 3 * base64Length(image.sizeBytes);
   }
 
+  /**
+   * The SDK client. On Vertex AI it is made on first use: the credentials (a key file, or the
+   * metadata server) and, when GOOGLE_CLOUD_PROJECT is unset, the project come from ADC then,
+   * and a failure is that request's 503 rather than a failed start (R44).
+   */
+  async #sdk(signal: AbortSignal): Promise<GoogleGenAI> {
+    if (this.#client !== undefined) return this.#client;
+    const vertex = this.#options.vertex;
+    if (vertex === undefined) throw new Error('unreachable: Developer API client is made in the constructor');
+    const { authClient, project } = await untilAborted(vertex.credentials.client(vertex.project), signal);
+    this.#client ??= new GoogleGenAI({
+      vertexai: true,
+      project,
+      location: vertex.location,
+      apiVersion: VERTEX_API_VERSION,
+      googleAuthOptions: { authClient },
+      httpOptions: this.#options.baseUrl === undefined ? undefined : { baseUrl: this.#options.baseUrl },
+    });
+    return this.#client;
+  }
+
   async generate(input: GenerationInput, signal?: AbortSignal): Promise<GenerationOutput> {
     const started = performance.now();
     const deadline = new AbortController();
@@ -98,50 +158,135 @@ export class GeminiReportGenerator implements ReportGenerator {
     if (signal?.aborted) onCallerAbort();
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const response = await this.#call(this.#request(input, deadline.signal), deadline.signal, started);
-      return {
-        candidate: readCandidate(response),
-        generator: 'gemini',
-        model: this.#model,
-        latencyMs: Math.round(performance.now() - started),
-        tokenUsage: readTokenUsage(response.usageMetadata),
-      };
+      return await this.#generate(input, deadline.signal, started);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
-  #request(input: GenerationInput, signal: AbortSignal): GenerateContentParameters {
+  async #generate(input: GenerationInput, signal: AbortSignal, started: number): Promise<GenerationOutput> {
+    const parts = buildUserParts(input);
+    let last: GenerationError | undefined;
+    for (const [index, model] of this.#models.entries()) {
+      const isLast = index === this.#models.length - 1;
+      let retried = false;
+      for (;;) {
+        let response: GenerateContentResponse;
+        try {
+          const client = await this.#sdk(signal);
+          if (this.#options.vertex !== undefined) await untilAborted(this.#options.vertex.credentials.token(), signal);
+          response = await untilAborted(client.models.generateContent(this.#request(model, parts, signal)), signal);
+        } catch (error) {
+          // Once the deadline or the caller has aborted, that is the outcome, whatever was thrown.
+          const failure = signal.aborted ? (signal.reason as GenerationError) : classifyCallError(error);
+          this.#observer.attempt(model, attemptOutcome(failure));
+          last = failure;
+          // Credentials are the same for every model: no other model is tried without them.
+          if (signal.aborted || !fallsThrough(failure) || failure.reason.startsWith('credentials_')) throw failure;
+          const remaining = (): number => this.#timeoutMs - (performance.now() - started);
+          // R42: the provider says when to come back; wait that long when it fits, on this model.
+          const delay = retryDelayMs(error);
+          if (delay !== undefined && !retried && remaining() - delay >= this.#minRetryWindowMs) {
+            retried = true;
+            this.#logger()?.debug({ modelIndex: index, reason: failure.reason, delayMs: delay }, 'report generation rate-limited, retrying after RetryInfo delay');
+            await this.#pause(delay, signal);
+            continue;
+          }
+          if (failure.reason === 'http_404' && !this.#notFound.has(model)) {
+            // A retirement while running: said once per model and process (a state of the
+            // service, not of one request); every attempt is in ers_generator_attempts_total.
+            this.#notFound.add(model);
+            this.#logger()?.warn(
+              { modelIndex: index, reason: failure.reason },
+              'a model of GEMINI_MODEL answered 404 (retired or unknown): requests fall back to the next model; replace it',
+            );
+          }
+          if (!isLast) {
+            this.#logger()?.debug({ modelIndex: index, reason: failure.reason }, 'report generation falling back to the next model of GEMINI_MODEL');
+            break;
+          }
+          // The last model: one retry of a transient failure (R24), never of a 404 (no other model is left).
+          if (!retried && failure.reason !== 'http_404' && remaining() - this.#retryDelayMs >= this.#minRetryWindowMs) {
+            retried = true;
+            this.#logger()?.debug({ modelIndex: index, reason: failure.reason }, 'report generation attempt failed, retrying once');
+            await this.#pause(this.#retryDelayMs, signal);
+            continue;
+          }
+          throw failure;
+        }
+        const tokens = readTokens(response.usageMetadata);
+        this.#observer.tokens(model, tokens);
+        let candidate: unknown;
+        try {
+          candidate = readCandidate(response);
+        } catch (error) {
+          // An answer (a refusal, a cut or non-JSON text): another model is not asked.
+          const failure = error instanceof GenerationError ? error : new GenerationError('failed', 'provider_error');
+          this.#observer.attempt(model, attemptOutcome(failure));
+          throw failure;
+        }
+        this.#observer.attempt(model, 'ok');
+        return {
+          candidate,
+          generator: 'gemini',
+          model,
+          latencyMs: Math.round(performance.now() - started),
+          tokens,
+          tokenUsage: readTokenUsage(response.usageMetadata),
+        };
+      }
+    }
+    throw last ?? new GenerationError('unavailable', 'no_model');
+  }
+
+  #logger(): Pick<Logger, 'debug' | 'warn'> | undefined {
+    return this.#options.logger;
+  }
+
+  async #pause(ms: number, signal: AbortSignal): Promise<void> {
+    await abortableDelay(ms, signal).catch(() => {
+      throw signal.reason as GenerationError;
+    });
+  }
+
+  #request(model: string, parts: ReturnType<typeof buildUserParts>, signal: AbortSignal): GenerateContentParameters {
+    const temperature = this.#options.temperature;
     return {
-      model: this.#model,
-      contents: [{ role: 'user', parts: buildUserParts(input) }],
+      model,
+      contents: [{ role: 'user', parts }],
       config: {
         systemInstruction: SYSTEM_INSTRUCTION,
         responseMimeType: 'application/json',
-        responseSchema: this.#responseSchema,
-        temperature: this.#temperature,
+        responseSchema: this.#options.responseSchema,
+        ...(temperature === undefined ? {} : { temperature }),
+        thinkingConfig: { thinkingLevel: THINKING_LEVELS[this.#options.thinkingLevel ?? 'low'] },
+        maxOutputTokens: this.#options.maxOutputTokens ?? 8192,
         candidateCount: 1,
         abortSignal: signal,
       },
     };
   }
 
-  async #call(request: GenerateContentParameters, signal: AbortSignal, started: number): Promise<GenerateContentResponse> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await untilAborted(this.#client.models.generateContent(request), signal);
-      } catch (error) {
-        // Once the deadline or the caller has aborted, that is the outcome, whatever the SDK threw.
-        const failure = signal.aborted ? (signal.reason as GenerationError) : classifyCallError(error);
-        const remaining = this.#timeoutMs - (performance.now() - started) - this.#retryDelayMs;
-        const transient = failure.kind === 'unavailable' && !signal.aborted;
-        if (attempt > 1 || !transient || remaining < this.#minRetryWindowMs) throw failure;
-        this.#logger?.debug({ reason: failure.reason }, 'report generation attempt failed, retrying once');
-        await abortableDelay(this.#retryDelayMs, signal).catch(() => {
-          throw signal.reason as GenerationError;
-        });
-      }
-    }
+  /**
+   * R42: looks each configured model up once (models.get), all at once, each bounded by
+   * `timeoutMs`. A 404 is `found: false` with status 404; a lookup that could not be made (no
+   * answer, a 5xx, no credentials) is `found: false` with its reason.
+   */
+  async lookUpModels(timeoutMs: number): Promise<ModelLookup[]> {
+    return Promise.all(
+      this.#models.map(async (model): Promise<ModelLookup> => {
+        const signal = AbortSignal.timeout(timeoutMs);
+        try {
+          const client = await this.#sdk(signal);
+          await untilAborted(client.models.get({ model, config: { abortSignal: signal } }), signal);
+          return { model, found: true };
+        } catch (error) {
+          const failure = signal.aborted ? new GenerationError('unavailable', 'timeout') : classifyCallError(error);
+          const status = /^http_(\d{3})$/.exec(failure.reason)?.[1];
+          return { model, found: false, reason: failure.reason, status: status === undefined ? undefined : Number(status) };
+        }
+      }),
+    );
   }
 }

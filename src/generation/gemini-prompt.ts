@@ -1,4 +1,4 @@
-// What Gemini is told (issue 5, "The prompt"). The system instruction is one constant: it fixes
+// What Gemini is told (pipeline step 8). The system instruction is one constant: it fixes
 // the task, the output-language rule and that evidence is data, so nothing a caller sends can
 // change it. Everything from the request (context, language guidance, evidence text) travels
 // in the user turn as one JSON document, where JSON escaping keeps evidence text from

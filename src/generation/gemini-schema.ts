@@ -1,4 +1,4 @@
-// Gemini's response schema, derived from the contract's ReportResult (issue 5: one source of
+// Gemini's response schema, derived from the contract's ReportResult (one source of
 // truth, so enums and types are asked for at the source). Gemini takes "a select subset of an
 // OpenAPI 3.0 schema object" (ruling R0): upper-case type names, `nullable`, `enum`,
 // `properties` with `propertyOrdering`, `required`, `items`, `minimum` / `maximum`.
@@ -7,7 +7,7 @@
 // a contract change Gemini cannot express fails at start-up and in the drift test.
 import type { JsonSchema } from './result-schema.ts';
 
-export type GeminiType = 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'ARRAY' | 'OBJECT';
+type GeminiType = 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'ARRAY' | 'OBJECT';
 
 export interface GeminiSchema {
   type: GeminiType;

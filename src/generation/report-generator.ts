@@ -1,4 +1,4 @@
-// The ReportGenerator port (issue 4 step 8, issue 5). Adapters: the offline generator of
+// The ReportGenerator port (pipeline step 8). Adapters: the offline generator of
 // ruling R25 and the Gemini adapter of ruling R2. An adapter returns the candidate result as
 // it came (parsed JSON, unvalidated); the pipeline checks it against the contract's result
 // schema (ruling R24) before anything is stored.
@@ -32,15 +32,42 @@ export interface TokenUsage {
   readonly totalTokens: number | null;
 }
 
+/** R43: tokens of one answer, counted apart (thinking is billed as output but reported on its own). */
+export interface GenerationTokens {
+  readonly input: number;
+  readonly output: number;
+  readonly thinking: number;
+}
+
 export interface GenerationOutput {
   /** The candidate result, parsed but not validated (R24 is the pipeline's job). */
   readonly candidate: unknown;
   /** Stored with the report, never exposed. */
   readonly generator: 'offline' | 'gemini';
-  readonly model: string | null;
+  /** R42: the model that answered (one of GEMINI_MODEL), or 'offline'. Stored, never exposed. */
+  readonly model: string;
   readonly latencyMs: number;
+  /** R43: the answer's tokens, stored with the report and added to ers_generator_tokens_total. */
+  readonly tokens: GenerationTokens;
+  /** The provider's usage record as it came (null when it sent none, and for the offline generator). */
   readonly tokenUsage: TokenUsage | null;
 }
+
+/** R42: how one attempt on one model ended (ers_generator_attempts_total's `outcome`). */
+export type AttemptOutcome = 'ok' | 'not_found' | 'rate_limited' | 'unavailable' | 'failed' | 'invalid';
+export const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ['ok', 'not_found', 'rate_limited', 'unavailable', 'failed', 'invalid'];
+
+/**
+ * What a generator tells the metrics (R42, R43): each attempt on a model and the tokens each
+ * answer cost, failed answers included (they are billed too). `model` is a configured model or
+ * 'offline', never a provider-reported name.
+ */
+export interface GenerationObserver {
+  attempt(model: string, outcome: AttemptOutcome): void;
+  tokens(model: string, tokens: GenerationTokens): void;
+}
+
+export const NO_OBSERVER: GenerationObserver = Object.freeze({ attempt: () => {}, tokens: () => {} });
 
 export interface ReportGenerator {
   generate(input: GenerationInput, signal?: AbortSignal): Promise<GenerationOutput>;
@@ -64,10 +91,13 @@ export class GenerationError extends Error {
   override readonly name = 'GenerationError';
   readonly kind: 'unavailable' | 'failed' | 'invalid';
   readonly reason: string;
+  /** A machine code of the failure when there is one (an errno such as ECONNREFUSED), for logs. */
+  readonly code: string | undefined;
 
-  constructor(kind: GenerationError['kind'], reason: string, options?: { cause?: unknown }) {
-    super(`report generation ${kind}: ${reason}`, options);
+  constructor(kind: GenerationError['kind'], reason: string, options?: { cause?: unknown; code?: string | undefined }) {
+    super(`report generation ${kind}: ${reason}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.reason = reason;
+    this.code = options?.code;
   }
 }

@@ -16,7 +16,7 @@ export interface ContractDocument {
 /** A JSON schema object as it appears in the contract, $refs resolved. */
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
-export const RESULT_SCHEMA_NAME = 'ReportResult';
+const RESULT_SCHEMA_NAME = 'ReportResult';
 
 /** The eight fields of spec 2.3, in the contract's order. */
 export const RESULT_FIELDS = [

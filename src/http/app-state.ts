@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { Principal } from '../auth/principal.ts';
 
 /** Per-request state carried on Koa's ctx.state. */
 export interface AppState {
@@ -8,8 +7,6 @@ export interface AppState {
   /** Aborted when the client goes away, so work in flight can stop early. */
   abortSignal: AbortSignal;
   operationId?: string;
-  principal?: Principal;
-  idempotencyKey?: string;
   /** Set when the response is an error, for the access log. */
   errorCode?: string;
 }

@@ -1,11 +1,11 @@
-// Response validation of every API response (issue 2 item 4, style guide point 4): a response
+// Response validation of every API response (the contract is the source of truth): a response
 // that breaks the contract never leaves. In production it becomes 500 internal_error and an
 // error log line; tests pass `onViolation` and fail loudly.
 import type Koa from 'koa';
 import { ApiError } from '../errors/catalogue.ts';
 import type { AppState } from './app-state.ts';
 import { writeError } from './error-envelope.ts';
-import type { ResponseChecker } from './openapi-bridge.ts';
+import type { ResponseChecker } from './api-front.ts';
 
 export interface ContractViolation {
   operationId: string;

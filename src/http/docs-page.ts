@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import type { AppState } from './app-state.ts';
 
-export const DOCS_PAGE_PATH = fileURLToPath(new URL('../../generated/api-reference.html', import.meta.url));
+const DOCS_PAGE_PATH = fileURLToPath(new URL('../../generated/api-reference.html', import.meta.url));
 
 /**
  * Only the page itself: inline script and styles, images and fonts from data: URLs or this

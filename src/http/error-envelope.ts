@@ -6,7 +6,7 @@ import type { AppState } from './app-state.ts';
 import { describeCause } from '../shared/describe-cause.ts';
 import { dependencyFailure } from '../observability/dependency-failure.ts';
 
-export function errorBody(error: ApiError, requestId: string): { error: Record<string, unknown> } {
+function errorBody(error: ApiError, requestId: string): { error: Record<string, unknown> } {
   return {
     error: {
       code: error.code,

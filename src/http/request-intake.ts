@@ -7,7 +7,7 @@ import { ApiError } from '../errors/catalogue.ts';
 const IDEMPOTENCY_KEY_MAX = 255;
 
 /** Ruling R6: application/json, parameters such as charset allowed; anything else is a 400. */
-export function checkJsonContentType(req: IncomingMessage): void {
+function checkJsonContentType(req: IncomingMessage): void {
   const header = req.headers['content-type'];
   const mediaType = (header ?? '').split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json') {
@@ -19,7 +19,7 @@ export function checkJsonContentType(req: IncomingMessage): void {
  * Ruling R11: trimmed, 1 to 255 characters, sent at most once. Returns undefined when absent.
  * Repeated headers are seen through headersDistinct (req.headers would join them with ", ").
  */
-export function readIdempotencyKey(req: IncomingMessage): string | undefined {
+function readIdempotencyKey(req: IncomingMessage): string | undefined {
   const values = req.headersDistinct['idempotency-key'];
   if (values === undefined) return undefined;
   const key = values.length === 1 ? (values[0] ?? '').trim() : '';
@@ -47,10 +47,29 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** Malformed JSON, including bytes that are not UTF-8, is 400 invalid_json. */
-export function parseJson(body: Buffer): unknown {
+function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(utf8.decode(body));
   } catch {
     throw new ApiError('invalid_json');
   }
+}
+
+/** What step 2 reads from a request with a body, before the contract's schema checks it. */
+export interface Intake {
+  readonly idempotencyKey: string | undefined;
+  readonly body: object | undefined;
+}
+
+/** R29's order: content type, Idempotency-Key, body size, JSON syntax; the body must be an object. */
+export async function readIntake(req: IncomingMessage, maxBytes: number): Promise<Intake> {
+  checkJsonContentType(req);
+  const idempotencyKey = readIdempotencyKey(req);
+  const body = parseJson(await readBody(req, maxBytes));
+  // openapi-backend re-parses string bodies as JSON: only objects may reach it, so a JSON
+  // string such as "{\"context\":...}" can never be taken for an object.
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError('invalid_request_payload', { details: { pointer: '', rule: 'type' } });
+  }
+  return { idempotencyKey, body };
 }

@@ -8,7 +8,7 @@ import type { AppState } from './app-state.ts';
 import type { Contract } from './contract.ts';
 import { docsPage } from './docs-page.ts';
 
-export interface SystemRoutesOptions {
+interface SystemRoutesOptions {
   contract: Contract;
   /** Resolves true when the database answers. */
   isReady: () => Promise<boolean>;

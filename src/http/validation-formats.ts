@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats';
 // ajv-formats is CommonJS with a default export: unwrap it once.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-export function isAbsoluteHttpUrl(value: string): boolean {
+function isAbsoluteHttpUrl(value: string): boolean {
   let url: URL;
   try {
     url = new URL(value);

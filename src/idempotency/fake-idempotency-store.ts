@@ -1,8 +1,8 @@
-// An in-memory IdempotencyStore for unit tests (style guide point 5), with the semantics of the
+// An in-memory IdempotencyStore for unit tests, with the semantics of the
 // PostgreSQL one (R12 scope per customer and key, R13 replay, R14 release and lease, R30
 // conflict). FakeReportRepository completes claims, as the report's transaction does (R15).
 import { PersistenceFailure } from '../db/persistence-failure.ts';
-import type { ClaimOutcome, IdempotencyClaim, IdempotencyCompletion, IdempotencyStore } from './idempotency-store.ts';
+import type { ClaimOutcome, IdempotencyClaim, IdempotencyCompletion, IdempotencyOwner, IdempotencyStore } from './idempotency-store.ts';
 
 interface FakeRecord {
   fingerprint: string;
@@ -22,9 +22,9 @@ export class FakeIdempotencyStore implements IdempotencyStore {
     this.#retentionMs = options.retentionMs ?? 86_400_000;
   }
 
-  async claim(customerId: string, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
+  async claim({ customerId, mode }: IdempotencyOwner, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
     if (this.unavailable) throw new PersistenceFailure('unavailable');
-    const id = `${customerId}\u0000${key}`;
+    const id = `${customerId}\u0000${mode}\u0000${key}`;
     const existing = this.#records.get(id);
     const live = existing && (existing.completed ? new Date(existing.completed.expiresAt) > now : new Date(existing.leaseExpiresAt) > now);
     if (existing && live) {
@@ -34,7 +34,7 @@ export class FakeIdempotencyStore implements IdempotencyStore {
     }
     const leaseExpiresAt = new Date(now.getTime() + this.#leaseMs).toISOString();
     this.#records.set(id, { fingerprint, leaseExpiresAt });
-    return { kind: 'claimed', claim: { customerId, key, leaseExpiresAt } };
+    return { kind: 'claimed', claim: { customerId, mode, key, leaseExpiresAt } };
   }
 
   completion(claim: IdempotencyClaim, now: Date): IdempotencyCompletion {
@@ -42,15 +42,15 @@ export class FakeIdempotencyStore implements IdempotencyStore {
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    const id = `${claim.customerId}\u0000${claim.key}`;
+    const id = `${claim.customerId}\u0000${claim.mode}\u0000${claim.key}`;
     const record = this.#records.get(id);
     if (record && !record.completed && record.leaseExpiresAt === claim.leaseExpiresAt) this.#records.delete(id);
     this.released.push(claim);
   }
 
   /** The report's transaction completing the claim (R15); false when the claim is no longer ours. */
-  complete(customerId: string, completion: IdempotencyCompletion, reportId: string, result: unknown): boolean {
-    const record = this.#records.get(`${customerId}\u0000${completion.key}`);
+  complete(owner: IdempotencyOwner, completion: IdempotencyCompletion, reportId: string, result: unknown): boolean {
+    const record = this.#records.get(`${owner.customerId}\u0000${owner.mode}\u0000${completion.key}`);
     if (!record || record.completed || record.leaseExpiresAt !== completion.leaseExpiresAt) return false;
     record.completed = { reportId, result, expiresAt: completion.expiresAt };
     return true;

@@ -2,10 +2,10 @@
 // product + operation + key (R12), so two keys of one customer share it.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Customer } from '../accounts/customer.entity.ts';
+import { MODES } from '../accounts/mode.ts';
 import { EvidenceReport } from '../reports/evidence-report.entity.ts';
 
-export const IDEMPOTENCY_STATUSES = ['in_progress', 'completed'] as const;
-export type IdempotencyStatus = (typeof IDEMPOTENCY_STATUSES)[number];
+const IDEMPOTENCY_STATUSES = ['in_progress', 'completed'] as const;
 
 export const IdempotencyRecord = defineEntity({
   name: 'IdempotencyRecord',
@@ -14,6 +14,8 @@ export const IdempotencyRecord = defineEntity({
     customer: () => p.manyToOne(Customer).ref().primary(),
     product: p.text().primary(),
     operation: p.text().primary(),
+    /** R53: test keys have an idempotency namespace of their own. */
+    mode: p.enum(MODES).primary().default('live'),
     idempotencyKey: p.text().primary(),
     /** Hex SHA-256 of method, path and canonical body (R12). */
     fingerprint: p.character().length(64),

@@ -1,8 +1,16 @@
 // The idempotency port of step 5 (spec 4.1, rulings R11 to R14, R30). Scope: customer +
-// product + operation + key (R12). Adapters: PgIdempotencyStore and FakeIdempotencyStore.
+// product + operation + key (R12), in the key's mode (R53). Adapters: PgIdempotencyStore and FakeIdempotencyStore.
+import type { Mode } from '../accounts/mode.ts';
+
+/** R12 scope's owner: the customer, in the key's mode (R53: test keys have a namespace of their own). */
+export interface IdempotencyOwner {
+  readonly customerId: string;
+  readonly mode: Mode;
+}
 
 export interface IdempotencyClaim {
   readonly customerId: string;
+  readonly mode: Mode;
   readonly key: string;
   /** Also the claim's fencing token: a takeover sets a later one (R14). */
   readonly leaseExpiresAt: string;
@@ -24,7 +32,7 @@ export type ClaimOutcome =
 
 export interface IdempotencyStore {
   /** Throws PersistenceFailure when the claim cannot be established. */
-  claim(customerId: string, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome>;
+  claim(owner: IdempotencyOwner, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome>;
   /** What completing this claim writes with the report (R15): kept for the retention. */
   completion(claim: IdempotencyClaim, now: Date): IdempotencyCompletion;
   /** R14: gives the key back after a failure. Never throws (a failed release is retried, R36). */

@@ -11,7 +11,7 @@ import { statement, type Sql } from '../db/sql.ts';
 import { EVIDENCE_REPORTS_PRODUCT } from '../plans/product-entitlement.entity.ts';
 import type { Clock } from '../shared/clock.ts';
 import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
-import type { ClaimOutcome, IdempotencyClaim, IdempotencyCompletion, IdempotencyStore } from './idempotency-store.ts';
+import type { ClaimOutcome, IdempotencyClaim, IdempotencyCompletion, IdempotencyOwner, IdempotencyStore } from './idempotency-store.ts';
 import { ReleaseRetry } from './release-retry.ts';
 
 interface RecordRow {
@@ -23,37 +23,37 @@ interface RecordRow {
   result: unknown;
 }
 
-// $1 customer, $2 product, $3 operation, $4 key: the scope of R12.
-const SCOPE = 'customer_id = $1 and product = $2 and operation = $3 and idempotency_key = $4';
+// $1 customer, $2 product, $3 operation, $4 key: the scope of R12; $5 the mode (R53).
+const SCOPE = 'customer_id = $1 and product = $2 and operation = $3 and idempotency_key = $4 and mode = $5';
 
 const INSERT = statement(
   'idempotency_claim',
   `insert into idempotency_record
-  (customer_id, product, operation, idempotency_key, fingerprint, status, lease_expires_at, created_at)
-  values ($1, $2, $3, $4, $5, 'in_progress', $6, $7)
+  (customer_id, product, operation, idempotency_key, mode, fingerprint, status, lease_expires_at, created_at)
+  values ($1, $2, $3, $4, $5, $6, 'in_progress', $7, $8)
   on conflict do nothing returning 1 as claimed`,
 );
 const SELECT = statement(
   'idempotency_read',
   `select r.fingerprint, r.status, r.lease_expires_at, r.expires_at, r.report_id, e.result
   from idempotency_record r left join evidence_report e on e.id = r.report_id and e.customer_id = r.customer_id
-  where r.customer_id = $1 and r.product = $2 and r.operation = $3 and r.idempotency_key = $4`,
+  where r.customer_id = $1 and r.product = $2 and r.operation = $3 and r.idempotency_key = $4 and r.mode = $5`,
 );
 // Takes over a claim whose lease passed (a crashed process) or a completed key past retention.
 const TAKE_OVER = statement(
   'idempotency_take_over',
-  `update idempotency_record set fingerprint = $5, status = 'in_progress', lease_expires_at = $6,
-  report_id = null, completed_at = null, expires_at = null, created_at = $7
-  where ${SCOPE} and ((status = 'in_progress' and lease_expires_at <= $7) or (status = 'completed' and expires_at <= $7))`,
+  `update idempotency_record set fingerprint = $6, status = 'in_progress', lease_expires_at = $7,
+  report_id = null, completed_at = null, expires_at = null, created_at = $8
+  where ${SCOPE} and ((status = 'in_progress' and lease_expires_at <= $8) or (status = 'completed' and expires_at <= $8))`,
 );
 const RELEASE = statement(
   'idempotency_release',
-  `delete from idempotency_record where ${SCOPE} and status = 'in_progress' and lease_expires_at = $5`,
+  `delete from idempotency_record where ${SCOPE} and status = 'in_progress' and lease_expires_at = $6`,
 );
 
 const MAX_ATTEMPTS = 4;
 
-export interface PgIdempotencyStoreOptions {
+interface PgIdempotencyStoreOptions {
   sql: Sql;
   leaseMs: number;
   retentionMs: number;
@@ -63,19 +63,19 @@ export interface PgIdempotencyStoreOptions {
 
 export class PgIdempotencyStore implements IdempotencyStore {
   readonly #options: PgIdempotencyStoreOptions;
-  readonly #retry: ReleaseRetry;
+  readonly #retry: ReleaseRetry<IdempotencyClaim>;
 
   constructor(options: PgIdempotencyStoreOptions) {
     this.#options = options;
-    this.#retry = new ReleaseRetry({ release: (claim) => this.#releaseOnce(claim), clock: options.clock, log: options.log });
+    this.#retry = new ReleaseRetry<IdempotencyClaim>({ release: (claim) => this.#releaseOnce(claim), clock: options.clock, log: options.log });
   }
 
-  async claim(customerId: string, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
+  async claim({ customerId, mode }: IdempotencyOwner, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
     const { sql } = this.#options;
-    const scope = [customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, key];
+    const scope = [customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, key, mode];
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + this.#options.leaseMs).toISOString();
-    const claimed: ClaimOutcome = { kind: 'claimed', claim: { customerId, key, leaseExpiresAt: lease } };
+    const claimed: ClaimOutcome = { kind: 'claimed', claim: { customerId, mode, key, leaseExpiresAt: lease } };
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const inserted = await sql.rows(INSERT, [...scope, fingerprint, lease, nowIso]);
       if (inserted.length === 1) return claimed;
@@ -121,6 +121,13 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async #releaseOnce(claim: IdempotencyClaim): Promise<void> {
-    await this.#options.sql.count(RELEASE, [claim.customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, claim.key, claim.leaseExpiresAt]);
+    await this.#options.sql.count(RELEASE, [
+      claim.customerId,
+      EVIDENCE_REPORTS_PRODUCT,
+      EVIDENCE_REPORT_OPERATION,
+      claim.key,
+      claim.mode,
+      claim.leaseExpiresAt,
+    ]);
   }
 }

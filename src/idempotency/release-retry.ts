@@ -2,7 +2,7 @@
 // back. When even that release fails (the database is unreachable: the very failure that ended
 // the request, often), the claim would stay in progress for its whole lease, and a client that
 // follows the contract's advice (503, retry with the same key) would get 409
-// idempotency_in_progress for a minute although its request is long over (issue 9). So failed
+// idempotency_in_progress for a minute although its request is long over (R14, R36). So failed
 // releases are kept here and retried in the background, with a growing pause, until they
 // succeed or their lease passes (after which the key can be taken over anyway, R14).
 import type { Logger } from 'pino';
@@ -15,24 +15,24 @@ export interface ReleasableClaim {
   readonly leaseExpiresAt: string;
 }
 
-export interface ReleaseRetryOptions {
-  release(claim: ReleasableClaim): Promise<void>;
+interface ReleaseRetryOptions<C extends ReleasableClaim = ReleasableClaim> {
+  release(claim: C): Promise<void>;
   clock: Clock;
   log?: Pick<Logger, 'warn' | 'info'>;
   firstDelayMs?: number;
   maxDelayMs?: number;
 }
 
-export class ReleaseRetry {
-  readonly #options: ReleaseRetryOptions;
-  readonly #pending = new Map<string, ReleasableClaim>();
+export class ReleaseRetry<C extends ReleasableClaim = ReleasableClaim> {
+  readonly #options: ReleaseRetryOptions<C>;
+  readonly #pending = new Map<string, C>();
   #timer: NodeJS.Timeout | undefined;
   #delayMs: number;
   #stopped = false;
   /** Whether the last pass had failures: the log says when that starts and when it ends. */
   #failing = false;
 
-  constructor(options: ReleaseRetryOptions) {
+  constructor(options: ReleaseRetryOptions<C>) {
     this.#options = options;
     this.#delayMs = options.firstDelayMs ?? 200;
   }
@@ -43,9 +43,10 @@ export class ReleaseRetry {
   }
 
   /** Keeps a claim whose release failed, and schedules an attempt. */
-  add(claim: ReleasableClaim): void {
+  add(claim: C): void {
     if (this.#stopped) return;
-    this.#pending.set(`${claim.customerId}\u0000${claim.key}\u0000${claim.leaseExpiresAt}`, claim);
+    // Every field of the claim (its mode too, R53) tells it apart.
+    this.#pending.set(Object.values(claim).join('\u0000'), claim);
     this.#schedule();
   }
 

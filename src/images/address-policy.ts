@@ -1,11 +1,11 @@
-// Which addresses an image fetch may connect to (spec 4.1 rule 1, R22, R23, issue 3).
+// Which addresses an image fetch may connect to (spec 4.1 rule 1, R22, R23).
 // Every range of blocked-ranges.json is refused, `must` and `should` alike, and so is
 // every IPv4 address carried inside an IPv6 one, whatever the JSON says of the prefix.
 import blockedRanges from './blocked-ranges.json' with { type: 'json' };
 import { cidrContains, parseCidr, parseIp } from './ip-bytes.ts';
 import type { Cidr } from './ip-bytes.ts';
 
-export interface BlockedRangeEntry {
+interface BlockedRangeEntry {
   readonly cidr: string;
   readonly family: string;
   readonly level: string;
@@ -35,7 +35,7 @@ const startsWith = (b: Buffer, prefix: Buffer): boolean => b.subarray(0, prefix.
  * mapped, compatible, SIIT, NAT64 (well-known and local-use, all RFC 6052 layouts),
  * 6to4, Teredo (server and de-obfuscated client) and ISATAP interface ids.
  */
-export function embeddedIpv4s(v6: Buffer): Buffer[] {
+function embeddedIpv4s(v6: Buffer): Buffer[] {
   const found: Buffer[] = [];
   const last32 = v6.subarray(12, 16);
   // :: and ::1 are the unspecified and loopback addresses, not compatible ones
@@ -57,10 +57,15 @@ export function embeddedIpv4s(v6: Buffer): Buffer[] {
   return found;
 }
 
-export interface AddressPolicyOptions {
+interface AddressPolicyOptions {
   /** REMOTE_IMAGE_ALLOW_CIDRS: ranges exempt from the block, for local tests only. */
   readonly allowCidrs?: readonly string[];
+  /** IMAGE_ALLOWED_PORTS: ports image URLs may name besides 80 and 443. */
+  readonly extraPorts?: readonly number[];
 }
+
+/** The ports of the web: an image URL naming any other is refused, so that the fetcher is no port scanner. */
+const DEFAULT_IMAGE_PORTS: readonly number[] = [80, 443];
 
 /**
  * Decides on one address as bytes. An address is allowed only if every view of it
@@ -72,10 +77,26 @@ export interface AddressPolicyOptions {
 export class AddressPolicy {
   readonly #blocked: readonly Cidr[];
   readonly #allowed: readonly Cidr[];
+  readonly #ports: ReadonlySet<number>;
 
   constructor(options: AddressPolicyOptions = {}) {
     this.#blocked = BLOCKED_RANGES.map((r) => parseCidr(r.cidr));
     this.#allowed = (options.allowCidrs ?? []).map((c) => parseCidr(c));
+    this.#ports = new Set([...DEFAULT_IMAGE_PORTS, ...(options.extraPorts ?? [])]);
+  }
+
+  /** True when some address is exempt (REMOTE_IMAGE_ALLOW_CIDRS is set): a port can then be judged only with the address. */
+  get hasExemptions(): boolean {
+    return this.#allowed.length > 0;
+  }
+
+  /**
+   * Whether a URL may name `port`: 80, 443 and IMAGE_ALLOWED_PORTS always; any port when the
+   * address (`bytes`, once known) lies in an allow CIDR, the exemption local tests rely on.
+   */
+  isPortAllowed(port: number, bytes?: Buffer): boolean {
+    if (this.#ports.has(port)) return true;
+    return bytes !== undefined && this.#allowed.some((c) => cidrContains(c, bytes));
   }
 
   /** Text form (resolver answer or URL host); anything unparsable is refused. */

@@ -1,4 +1,4 @@
-// The process-wide budget of image bytes in flight (issue 3, R39): one instance is
+// The process-wide budget of image bytes in flight (R22, R39): one instance is
 // built by the composition root and shared by every request; over budget, the
 // image is unavailable (503), never queued in memory. It counts every copy a request
 // holds: originals until normalized, then normalized bytes and the generator's

@@ -1,4 +1,4 @@
-// A fake ImageFetcher for other modules' unit tests (style guide: ports with a real
+// A fake ImageFetcher for other modules' unit tests (every port has a real
 // and a fake adapter). No network: canned images by URL, canned failures by URL.
 import { createHash } from 'node:crypto';
 import { ImageFetchError, ImageRefusal } from './image-fetch-error.ts';

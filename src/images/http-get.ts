@@ -1,5 +1,5 @@
 // One HTTP exchange of an image fetch, on a connection to an address that was
-// checked before this is called (issue 3). Redirects are returned, never followed
+// checked before this is called (R22). Redirects are returned, never followed
 // here; the body is read under the size limit and checked against its declared
 // type as it arrives. Failures are ImageRefusal with a reason from the closed list.
 import { createHash } from 'node:crypto';
@@ -13,9 +13,9 @@ import type { ImageRefusal } from './image-fetch-error.ts';
 import type { ImageMimeType } from './image-fetcher.ts';
 import type { ImageTarget } from './image-url.ts';
 
-export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
-export interface HttpGetOptions {
+interface HttpGetOptions {
   readonly target: ImageTarget;
   /** The checked address to connect to, formatted from its bytes. */
   readonly address: string;
@@ -28,7 +28,7 @@ export interface HttpGetOptions {
   readonly ca: string | Buffer | (string | Buffer)[] | undefined;
 }
 
-export type HttpGetResult =
+type HttpGetResult =
   | { readonly type: 'redirect'; readonly location: string | undefined }
   | { readonly type: 'image'; readonly bytes: Buffer; readonly mimeType: ImageMimeType; readonly reserved: number; readonly sha256: string };
 

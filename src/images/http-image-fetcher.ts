@@ -1,4 +1,4 @@
-// The production ImageFetcher (issue 3, spec 4.1 "Remote image rules", R22, R23).
+// The production ImageFetcher (spec 4.1 "Remote image rules", R22, R23).
 // Per hop: static URL checks, one resolution, every answer checked as bytes, a
 // connection to the checked address only. One deadline per image covers DNS,
 // connect, every redirect and the body.
@@ -29,6 +29,8 @@ export interface HttpImageFetcherOptions {
   readonly budget?: ByteBudget;
   /** REMOTE_IMAGE_ALLOW_CIDRS: exact ranges exempt from the block (local tests only). */
   readonly allowCidrs?: readonly string[];
+  /** IMAGE_ALLOWED_PORTS: ports besides 80 and 443 that image URLs may name. */
+  readonly allowedPorts?: readonly number[];
   readonly resolver?: HostResolver;
   readonly userAgent?: string;
   /** Trust roots replacing the default ones; for tests with a local CA only. */
@@ -57,7 +59,7 @@ export class HttpImageFetcher implements ImageFetcher {
     this.#maxRedirects = positiveInt(options.maxRedirects, 'maxRedirects', 0);
     this.#concurrency = positiveInt(options.concurrency ?? 4, 'concurrency');
     this.#budget = options.budget ?? new ByteBudget(positiveInt(options.maxBytesInFlight ?? 256 * 1024 * 1024, 'maxBytesInFlight'));
-    this.#policy = new AddressPolicy({ allowCidrs: options.allowCidrs ?? [] });
+    this.#policy = new AddressPolicy({ allowCidrs: options.allowCidrs ?? [], extraPorts: options.allowedPorts ?? [] });
     this.#resolver = options.resolver ?? defaultResolver;
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#tlsCa = options.tlsCa;
@@ -68,9 +70,7 @@ export class HttpImageFetcher implements ImageFetcher {
     // request is reported at its own (lowest) index and nothing is fetched.
     const targets = urls.map((url, index) => {
       try {
-        const target = toImageTarget(url);
-        if (target.literal !== undefined && !this.#policy.isAllowedBytes(target.literal)) throw rejected('blocked_address');
-        return target;
+        return this.#checkedTarget(toImageTarget(url));
       } catch (error) {
         throw toFetchError(error, index);
       }
@@ -112,6 +112,18 @@ export class HttpImageFetcher implements ImageFetcher {
     return results;
   }
 
+  /**
+   * What can be judged before any lookup: a literal's address, and a port no address could
+   * exempt (without allow CIDRs, a name with a refused port is refused before DNS is asked).
+   */
+  #checkedTarget(target: ImageTarget): ImageTarget {
+    if (target.literal !== undefined && !this.#policy.isAllowedBytes(target.literal)) throw rejected('blocked_address');
+    if (!this.#policy.isPortAllowed(target.port, target.literal) && (target.literal !== undefined || !this.#policy.hasExemptions)) {
+      throw rejected('bad_port');
+    }
+    return target;
+  }
+
   async #fetchOne(
     index: number,
     start: ImageTarget,
@@ -144,7 +156,7 @@ export class HttpImageFetcher implements ImageFetcher {
         // R22: at most maxRedirects hops, each a new target checked from scratch.
         if (redirects >= this.#maxRedirects) throw rejected('redirect_limit');
         if (result.location === undefined || result.location.trim() === '') throw rejected('bad_redirect');
-        target = toImageTarget(result.location, target.url);
+        target = this.#checkedTarget(toImageTarget(result.location, target.url));
         if (seen.has(target.url.href)) throw rejected('redirect_loop');
         seen.add(target.url.href);
       }

@@ -1,4 +1,4 @@
-// Which embedded ICC profiles are sRGB already (R38, issue 12). Converting a 12-megapixel photo
+// Which embedded ICC profiles are sRGB already (R38). Converting a 12-megapixel photo
 // from its profile to sRGB costs about as much CPU as decoding it; when the profile it carries
 // is sRGB (what most cameras, Android phones and editors write) the conversion changes nothing,
 // so the normalizer skips it. Any other profile (Display P3, Adobe RGB, CMYK) is applied.

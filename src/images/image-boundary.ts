@@ -1,4 +1,4 @@
-// Step 7 as one call (spec 4.1, R22, R23, R38, R39, issue 12): fetch every image through the
+// Step 7 as one call (spec 4.1, R22, R23, R38, R39): fetch every image through the
 // hardened fetcher, decode and normalize each as soon as its body is complete, and hand back
 // one ImageSet that owns the normalized bytes and their budget. On the request's one budget
 // lease: each original while it downloads and waits to be normalized, then, in its place, the
@@ -71,7 +71,7 @@ export class ImageBoundary {
   async #normalize(fetched: FetchedImage, lease: BudgetLease, signal: AbortSignal, admission: Admission | undefined): Promise<HeldImage> {
     let normalization;
     try {
-      normalization = await this.#normalizer.normalize(fetched.bytes, fetched.mimeType, signal, admission);
+      normalization = await this.#normalizer.normalize(fetched.bytes, fetched.mimeType, signal, admission, lease);
     } finally {
       // The original's last use (R39): its memory goes now, as its budget does below.
       releaseBytes(fetched.bytes);

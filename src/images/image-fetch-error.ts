@@ -48,8 +48,8 @@ export const UNAVAILABLE_REASONS = [
   'normalizer_timeout',
 ] as const;
 
-export type RejectedReason = (typeof REJECTED_REASONS)[number];
-export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
+type RejectedReason = (typeof REJECTED_REASONS)[number];
+type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 export type ImageFetchReason = RejectedReason | UnavailableReason;
 
 const MESSAGES: Record<ImageFetchErrorKind, string> = {

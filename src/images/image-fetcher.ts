@@ -1,4 +1,4 @@
-// The ImageFetcher port (issue 3): the image boundary (image-boundary.ts) hands it the
+// The ImageFetcher port (spec 4.1): the image boundary (image-boundary.ts) hands it the
 // request's image URLs and gets bytes back, never URLs (R22).
 import type { BudgetLease } from './byte-budget.ts';
 

@@ -1,8 +1,9 @@
-// The ImageNormalizer port (R38, issue 12): every fetched image is decoded before it is
+// The ImageNormalizer port (R38): every fetched image is decoded before it is
 // accepted, and only its normalized form goes on to the generator (R22). The adapter is
 // SharpImageNormalizer (libvips); a test may hand the service another (ServiceOverrides).
 import type { ImageMimeType } from './image-fetcher.ts';
 import type { Admission } from './work-queue.ts';
+import type { BudgetLease } from './byte-budget.ts';
 
 /** What is known of one form of an image: type, byte size and pixel size. */
 export interface ImageFacts {
@@ -36,6 +37,9 @@ export interface ImageNormalizer {
    * with ImageRefusal: rejected (`undecodable`, `truncated`, `too_many_pixels`,
    * `content_mismatch`) or unavailable (`normalizer_busy`, `normalizer_timeout`, `aborted`).
    * `signal` takes a job out of the queue while it waits; a started job runs to its end.
+   * `lease`: the request's share of the image byte budget (R39). The decoded pixels
+   * (width x height x channels x bytes per sample, from the header) are reserved on it before
+   * decoding and released after; over budget, unavailable (`budget`) without decoding.
    */
-  normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission): Promise<Normalization>;
+  normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission, lease?: BudgetLease): Promise<Normalization>;
 }

@@ -1,4 +1,4 @@
-// The images of one request, as the image boundary accepted them (R38, R39, issue 12): the one
+// The images of one request, as the image boundary accepted them (R38, R39): the one
 // object that holds their normalized bytes and their part of the process-wide byte budget, and
 // the one that gives both back, exactly once, when disposed (`using`). Their metadata outlives
 // the bytes: it is what the stored report keeps.

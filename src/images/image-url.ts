@@ -1,5 +1,5 @@
 // Static checks of one image URL, run on the request's URLs and again on every
-// redirect target before anything touches the network (spec 4.1, R22, issue 3).
+// redirect target before anything touches the network (spec 4.1, R22).
 import { rejected } from './image-fetch-error.ts';
 import { parseIpv4, parseIpv6 } from './ip-bytes.ts';
 

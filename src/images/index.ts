@@ -1,4 +1,4 @@
-// Public surface of the remote image boundary (issue 3, issue 12).
+// Public surface of the remote image boundary (spec 4.1, R22, R38).
 export type { FetchedImage, FetchOptions, ImageFetcher, ImageMimeType } from './image-fetcher.ts';
 export { IMAGE_MIME_TYPES } from './image-fetcher.ts';
 export {
@@ -10,8 +10,8 @@ export {
 export type { ImageFetchErrorKind, ImageFetchReason } from './image-fetch-error.ts';
 export { HttpImageFetcher, DEFAULT_USER_AGENT } from './http-image-fetcher.ts';
 export type { HttpImageFetcherOptions } from './http-image-fetcher.ts';
-export { defaultResolver } from './checked-address.ts';
-export type { HostResolver, ResolvedAddress } from './checked-address.ts';
+export { caresResolver, defaultResolver } from './checked-address.ts';
+export type { CaresResolverOptions, HostResolver, ResolvedAddress } from './checked-address.ts';
 export { BudgetLease, ByteBudget } from './byte-budget.ts';
 export { ImageBoundary } from './image-boundary.ts';
 export type { ImageBoundaryOptions } from './image-boundary.ts';

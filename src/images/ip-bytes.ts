@@ -1,4 +1,4 @@
-// Addresses as bytes (issue 3, R22): every check compares 4- or 16-byte
+// Addresses as bytes (R22): every check compares 4- or 16-byte
 // buffers, never the string forms, which have too many spellings.
 
 /** Parses a strict dotted-quad IPv4 address (no leading zeros, no short forms). */

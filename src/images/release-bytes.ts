@@ -1,5 +1,5 @@
 // Gives the memory of a large buffer back now rather than at some later garbage collection
-// (R39, issue 12): an original photo is 3-12 MB of memory outside the V8 heap, and V8 collects
+// (R39): an original photo is 3-12 MB of memory outside the V8 heap, and V8 collects
 // such memory lazily, so dead originals would pile up (about 70 MiB of them at 4 connections of
 // four photos) while the budget already counts them as gone. Detaching the ArrayBuffer
 // (ArrayBuffer.prototype.transfer) frees its backing store at once.

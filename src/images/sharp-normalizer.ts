@@ -1,4 +1,4 @@
-// The production ImageNormalizer (R38, issue 12): libvips through sharp. Decoding and encoding
+// The production ImageNormalizer (R38): libvips through sharp. Decoding and encoding
 // run on libuv's threads (sharp's calls are asynchronous), never on the event loop, and they go
 // through a bounded WorkQueue: past it, 503 `normalizer_busy` at once.
 //
@@ -7,7 +7,8 @@
 // maxDimension on its long side, and re-encoded: JPEG, or PNG (WebP for a WebP source) when it
 // has transparency. Nothing of the original's metadata is written: sharp writes none unless
 // asked (no keepMetadata/withMetadata here), so EXIF with GPS, XMP, IPTC, ICC and comments go.
-// The header is read first, alone: the type and the pixel count are checked before any decoding.
+// The header is read first, alone: the type and the pixel count are checked before any decoding,
+// and the decoded frame's memory is reserved on the request's byte budget (R39) before decoding.
 //
 // sharp (libvips, its thread pool and allocations: about 50 MiB of resident memory under load)
 // is loaded with the first image, so a service that gets text evidence only never pays for it.
@@ -21,6 +22,7 @@ import { jpegHasEnd } from './image-content.ts';
 import { configureSharp, defaultNormalizerConcurrency } from './sharp-setup.ts';
 import { WorkQueue } from './work-queue.ts';
 import type { Admission } from './work-queue.ts';
+import type { BudgetLease } from './byte-budget.ts';
 
 export interface SharpImageNormalizerOptions {
   /** IMAGE_MAX_DIMENSION: the long side of a normalized image, at most (default 2048). */
@@ -45,6 +47,16 @@ const FORMATS: Readonly<Record<string, ImageMimeType>> = { jpeg: 'image/jpeg', p
 
 // libvips' and its decoders' words for bytes that end before the image does.
 const TRUNCATED = /premature end|truncat|unexpected end|end of (?:file|data|stream)|not enough (?:data|image data)|libpng read error/i;
+
+// Bytes per sample of libvips' band formats.
+const SAMPLE_BYTES: Readonly<Record<string, number>> = { uchar: 1, char: 1, ushort: 2, short: 2, uint: 4, int: 4, float: 4, complex: 8, double: 8, dpcomplex: 16 };
+
+/** The memory of the decoded frame: width x height x channels x bytes per sample, from the header. */
+function decodedBytes(header: Pick<Metadata, 'channels' | 'depth'>, size: { width: number; height: number }): number {
+  const channels = header.channels ?? 4;
+  const sampleBytes = SAMPLE_BYTES[header.depth ?? ''] ?? 1;
+  return size.width * size.height * channels * sampleBytes;
+}
 
 /** A decoder's failure as a refusal with a fixed reason; the library's message goes no further. */
 export function decodeRefusal(error: unknown): ImageRefusal {
@@ -92,12 +104,13 @@ export class SharpImageNormalizer implements ImageNormalizer {
     return this.#queue.admit(count);
   }
 
-  normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission): Promise<Normalization> {
-    return this.#queue.run(() => this.#normalize(bytes, mimeType), signal, admission);
+  normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission, lease?: BudgetLease): Promise<Normalization> {
+    return this.#queue.run(() => this.#normalize(bytes, mimeType, lease), signal, admission);
   }
 
-  async #normalize(bytes: Buffer, mimeType: ImageMimeType): Promise<Normalization> {
+  async #normalize(bytes: Buffer, mimeType: ImageMimeType, lease: BudgetLease | undefined): Promise<Normalization> {
     const sharp = await this.#load();
+    let reserved = 0;
     try {
       // limitInputPixels refuses a bomb from its header, before any pixel is decoded; failOn
       // 'error' refuses corrupt and truncated data (libjpeg's mere warnings pass, as phones need).
@@ -105,6 +118,13 @@ export class SharpImageNormalizer implements ImageNormalizer {
       const header = await sharp(bytes, options).metadata();
       const original = this.#check(header, mimeType);
       if (mimeType === 'image/jpeg' && !jpegHasEnd(bytes)) throw rejected('truncated');
+      // R39: the decoded frame is image data this request holds; a 40-megapixel RGBA frame is
+      // 160 MB that the bytes on the wire never showed. Reserved before decoding, or refused.
+      const decoded = decodedBytes(header, original);
+      if (lease !== undefined) {
+        if (!lease.tryReserve(decoded)) throw unavailable('budget');
+        reserved = decoded;
+      }
       // An sRGB profile is skipped: converting to sRGB would change nothing and cost as much CPU
       // as the decoding (icc-profile.ts). Every other profile is applied by toColourspace below.
       const image = sharp(bytes, { ...options, ignoreIcc: header.icc !== undefined && isSrgbProfile(header.icc) });
@@ -121,6 +141,9 @@ export class SharpImageNormalizer implements ImageNormalizer {
       return { original, normalized: { bytes: data, mimeType: outType, sizeBytes: data.length, width: info.width, height: info.height } };
     } catch (error) {
       throw decodeRefusal(error);
+    } finally {
+      // The decoded pixels are gone once encoded: what stays is the normalized copy (R39).
+      lease?.shrink(reserved);
     }
   }
 

@@ -1,4 +1,4 @@
-// Process-wide settings of sharp/libvips for the image normalizer (R38, issue 12). They are
+// Process-wide settings of sharp/libvips for the image normalizer (R38). They are
 // libvips globals, so they are set once, here, when the normalizer first loads sharp.
 import { availableParallelism } from 'node:os';
 import type sharpModule from 'sharp';
@@ -8,7 +8,7 @@ import type sharpModule from 'sharp';
  * other loader (SVG, TIFF, HEIF, PDF, UltraHDR, ...) is blocked, so bytes that some other
  * decoder would accept can never reach one, whatever their first bytes say.
  */
-export const ALLOWED_LOADERS = [
+const ALLOWED_LOADERS = [
   'VipsForeignLoadJpegBuffer',
   'VipsForeignLoadPngBuffer',
   'VipsForeignLoadNsgifBuffer',
@@ -16,9 +16,10 @@ export const ALLOWED_LOADERS = [
 ] as const;
 
 /**
- * Normalization jobs that run at once. Each job holds one of libuv's threads (4 by default) while
- * libvips works, so at most three do and DNS lookups of image hosts always find a free thread;
- * with fewer cores than that, one job per core.
+ * Normalization jobs that run at once: one per core, at most three. Each job holds one of libuv's
+ * threads while libvips works. `npm start` sizes that pool at 8 (UV_THREADPOOL_SIZE=8): the three jobs, and room beside them for file access, zlib, crypto and the
+ * database driver's own lookups. Image hosts are not resolved on that pool at all (R50,
+ * checked-address.ts), so a nameserver that never answers cannot take a thread from anyone.
  */
 export function defaultNormalizerConcurrency(): number {
   return Math.max(1, Math.min(availableParallelism(), 3));

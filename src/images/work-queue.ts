@@ -1,4 +1,4 @@
-// A bounded queue of CPU-heavy work (R38, issue 12): at most `concurrency` jobs run at once and
+// A bounded queue of CPU-heavy work (R38): at most `concurrency` jobs run at once and
 // at most `maxWaiting` more are admitted to wait, each for at most `maxWaitMs`. Past any of
 // these bounds a job is refused at once with 503 `normalizer_busy`: under overload the service
 // answers fast, it never piles up images in memory nor lets a request hang behind hundreds of
@@ -9,7 +9,7 @@
 // rather than admitted to be refused after waiting.
 import { unavailable } from './image-fetch-error.ts';
 
-export interface WorkQueueOptions {
+interface WorkQueueOptions {
   /** Jobs running at once. */
   readonly concurrency: number;
   /** Jobs admitted beyond those running (waiting, or promised to an admitted request). */

@@ -4,6 +4,13 @@
 // takes a session-level advisory lock sweeps, the others skip that round. A swept key may be
 // used again as new (R14). Each batch is its own short statement, so the sweep never holds
 // locks on many rows, and every statement is bounded like any other (R33).
+//
+// R47: a session-level lock needs a session of its own. Behind a transaction-mode pooler the
+// pool given here is DATABASE_DIRECT_URL's; when that is not set (lock 'statement'), each batch
+// takes a transaction-level lock inside its own statement instead, so nothing depends on which
+// server connection the pooler picks and no lock outlives its statement: batches of two
+// instances never run at the same moment, and a round whose first batch finds the lock taken is
+// skipped.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
@@ -23,12 +30,12 @@ const DELETE_IDEMPOTENCY = `delete from idempotency_record where ctid = any(arra
 const DELETE_RATE_LIMIT = `delete from rate_limit_counter where ctid = any(array(
     select ctid from rate_limit_counter where expire < $1 limit $2))`;
 
-export interface SweepResult {
+interface SweepResult {
   idempotencyRecords: number;
   rateLimitCounters: number;
 }
 
-export interface ExpirySweeperOptions {
+interface ExpirySweeperOptions {
   pool: pg.Pool;
   clock: Clock;
   log?: Pick<Logger, 'info' | 'warn' | 'debug'>;
@@ -37,7 +44,15 @@ export interface ExpirySweeperOptions {
   batchSize?: number;
   /** Batches per table and round; what is left waits for the next round. */
   maxBatches?: number;
+  /** 'session' (default): one session-level lock per round; 'statement': one per batch (R47). */
+  lock?: 'session' | 'statement';
 }
+
+/** A batch under a transaction-level lock taken in the same statement (R47, behind a pooler). */
+const underStatementLock = (deleteText: string): string =>
+  `with sweep_lock as materialized (select pg_try_advisory_xact_lock($3) as locked),
+   gone as (${deleteText.replace(/^delete from (\w+) where /, 'delete from $1 where (select locked from sweep_lock) and ')} returning 1)
+   select (select locked from sweep_lock) as locked, (select count(*) from gone)::int as deleted`;
 
 export class ExpirySweeper {
   readonly #options: ExpirySweeperOptions;
@@ -73,6 +88,7 @@ export class ExpirySweeper {
 
   /** One round: 'skipped' when another instance holds the sweep lock. */
   async sweepOnce(): Promise<SweepResult | 'skipped'> {
+    if (this.#options.lock === 'statement') return this.#sweepUnderStatementLocks();
     const client = await this.#options.pool.connect();
     let broken: Error | undefined;
     try {
@@ -95,6 +111,27 @@ export class ExpirySweeper {
     } finally {
       client.release(broken);
     }
+  }
+
+  async #sweepUnderStatementLocks(): Promise<SweepResult | 'skipped'> {
+    const { pool, clock } = this.#options;
+    const batchSize = this.#options.batchSize ?? 1_000;
+    const sweep = async (text: string, before: string | number): Promise<number | 'skipped'> => {
+      let deleted = 0;
+      for (let batch = 0; batch < (this.#options.maxBatches ?? 100); batch++) {
+        const { rows } = await pool.query<{ locked: boolean; deleted: number }>(underStatementLock(text), [before, batchSize, SWEEP_LOCK_KEY]);
+        if (rows[0]?.locked !== true) return batch === 0 ? 'skipped' : deleted;
+        deleted += rows[0].deleted;
+        if (rows[0].deleted < batchSize) break;
+      }
+      return deleted;
+    };
+    const idempotencyRecords = await sweep(DELETE_IDEMPOTENCY, clock.now().toISOString());
+    if (idempotencyRecords === 'skipped') return 'skipped';
+    const rateLimitCounters = await sweep(DELETE_RATE_LIMIT, Date.now());
+    const result = { idempotencyRecords, rateLimitCounters: rateLimitCounters === 'skipped' ? 0 : rateLimitCounters };
+    if (result.idempotencyRecords + result.rateLimitCounters > 0) this.#options.log?.info(result, 'expired records swept');
+    return result;
   }
 
   async #deleteBatches(client: pg.PoolClient, text: string, before: string | number): Promise<number> {

@@ -1,15 +1,16 @@
-// What the one log line of a failed dependency says (R26, R40, issue 13 item 4): which
+// What the one log line of a failed dependency says (R26, R40): which
 // dependency, and a reason from a closed list. Both are derived from the answer's catalogue
 // code and the machine-readable parts of its cause chain (error classes, SQLSTATE, errno
 // codes, the boundary's own reasons); an error's message is only matched against the fixed
 // texts of the drivers, never written anywhere.
 import type { ApiError, ErrorCode } from '../errors/catalogue.ts';
 import { GenerationError } from '../generation/report-generator.ts';
+import { CREDENTIAL_REASON } from '../generation/credential-reasons.ts';
 import { ImageFetchError } from '../images/image-fetch-error.ts';
 import { PersistenceFailure } from '../db/persistence-failure.ts';
 
 export const DEPENDENCIES = ['database', 'rate_limit_store', 'image_host', 'generator', 'trace_collector', 'none'] as const;
-export type Dependency = (typeof DEPENDENCIES)[number];
+type Dependency = (typeof DEPENDENCIES)[number];
 
 const DEPENDENCY_OF: Partial<Record<ErrorCode, Dependency>> = {
   api_key_authentication_unavailable: 'database',
@@ -48,7 +49,7 @@ export const GENERATOR_REASONS = [
 const generatorReasons: ReadonlySet<string> = new Set(GENERATOR_REASONS);
 
 function generatorReason(error: GenerationError): string {
-  if (generatorReasons.has(error.reason) || /^http_\d{3}$/.test(error.reason)) return error.reason;
+  if (generatorReasons.has(error.reason) || /^http_\d{3}$/.test(error.reason) || CREDENTIAL_REASON.test(error.reason)) return error.reason;
   // The result check (R24) explains where the result broke the contract: a path, not a reason.
   return error.kind === 'invalid' ? 'schema_violation' : error.kind;
 }

@@ -6,22 +6,22 @@ import { GenerationError } from '../generation/report-generator.ts';
 import { ImageFetchError, REJECTED_REASONS, UNAVAILABLE_REASONS } from '../images/image-fetch-error.ts';
 
 /** The contract's operationIds; anything else (system routes, 404, 405) is `other`. */
-export const OPERATIONS = ['createEvidenceReport', 'getCurrentUsage'] as const;
+export const OPERATIONS = ['createEvidenceReport', 'getCurrentUsage', 'getEvidenceReport'] as const;
 /** The contract paths of the operations, for the server span's name and `http.route`. */
 export const ROUTES: Readonly<Record<(typeof OPERATIONS)[number], string>> = {
   createEvidenceReport: '/v1/evidence/reports',
   getCurrentUsage: '/v1/usage/current',
+  getEvidenceReport: '/v1/evidence/reports/{id}',
 };
 
-export const GENERATORS = ['offline', 'gemini'] as const;
 export const GENERATION_OUTCOMES = ['ok', 'invalid', 'failed', 'unavailable'] as const;
-export const IMAGE_OUTCOMES = ['accepted', 'rejected', 'unavailable'] as const;
+type ImageOutcomes = readonly ['accepted', 'rejected', 'unavailable'];
 /** `none` for accepted images; the boundary's own reasons otherwise (image-fetch-error.ts). */
-export const IMAGE_REASONS = ['none', ...new Set([...REJECTED_REASONS, ...UNAVAILABLE_REASONS])] as const;
+const IMAGE_REASONS = ['none', ...new Set([...REJECTED_REASONS, ...UNAVAILABLE_REASONS])] as const;
 
 export type Operation = (typeof OPERATIONS)[number] | 'other';
 export type GenerationOutcome = (typeof GENERATION_OUTCOMES)[number];
-export type ImageOutcome = (typeof IMAGE_OUTCOMES)[number];
+export type ImageOutcome = ImageOutcomes[number];
 
 const operations: ReadonlySet<string> = new Set(OPERATIONS);
 const codes: ReadonlySet<string> = new Set(Object.keys(ERROR_CATALOGUE));

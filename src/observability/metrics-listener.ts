@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface MetricsSource {
+interface MetricsSource {
   exposition(): Promise<string>;
   readonly contentType: string;
 }

@@ -5,7 +5,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { GENERATION_OUTCOMES, type GenerationOutcome, type ImageOutcome, type Operation } from './label-values.ts';
 import { STEP_LABELS, type StepLabel } from './step-labels.ts';
+import { MODES, type Mode } from '../accounts/mode.ts';
 import { REJECTED_REASONS, UNAVAILABLE_REASONS } from '../images/image-fetch-error.ts';
+import { ATTEMPT_OUTCOMES, type AttemptOutcome, type GenerationObserver, type GenerationTokens } from '../generation/report-generator.ts';
+import { ADMISSION_REJECTIONS, type AdmissionRejection } from './telemetry.ts';
 
 /** What the `pg` pool tells at any moment (pg.Pool's own counters). */
 export interface PoolCounts {
@@ -14,15 +17,28 @@ export interface PoolCounts {
   readonly waitingCount: number;
 }
 
-export interface MetricSources {
+/** R52: what admission control holds now. */
+export interface AdmissionState {
+  readonly limit: number;
+  readonly active: number;
+  readonly queued: number;
+}
+
+interface MetricSources {
   /** The ORM's `pg` pool, the one every hot-path statement uses (src/db/sql.ts). */
   readonly pool?: PoolCounts;
   /** Its configured size (DB_POOL_SIZE), so "busy near max" can be alerted on. */
   readonly poolMax?: number;
   /** The process-wide image byte budget (src/images/byte-budget.ts). */
   readonly imageBudget?: { readonly used: number };
+  /** R52: the admission controller, read at scrape time. */
+  readonly admission?: () => AdmissionState | undefined;
   readonly generator: 'offline' | 'gemini';
+  /** R42, R43: the `model` label's closed list: the configured models; default `offline` alone. */
+  readonly models?: readonly string[];
 }
+
+const TOKEN_KINDS = ['input', 'output', 'thinking'] as const;
 
 // Seconds. Requests are milliseconds when healthy; generation is seconds and bounded by
 // GENERATOR_TIMEOUT_MS (30 s by default), so its buckets reach past it.
@@ -33,25 +49,30 @@ const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_req
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'operation' | 'status' | 'code'>;
+  readonly #requests: Counter<'operation' | 'status' | 'code' | 'mode'>;
   readonly #requestSeconds: Histogram<'operation'>;
   readonly #stepSeconds: Histogram<'step'>;
   readonly #generationSeconds: Histogram<'generator' | 'outcome'>;
   readonly #imageFetches: Counter<'outcome' | 'reason'>;
-  readonly #reportsCreated: Counter;
+  readonly #reportsCreated: Counter<'mode'>;
+  readonly #generatorAttempts: Counter<'model' | 'outcome'>;
+  readonly #generatorTokens: Counter<'model' | 'kind'>;
+  readonly #admissionRejections: Counter<'reason'>;
   readonly #generator: 'offline' | 'gemini';
+  readonly #models: ReadonlySet<string>;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
     this.#generator = sources.generator;
+    this.#models = new Set(sources.models ?? ['offline']);
     collectDefaultMetrics({ register: this.registry });
     // prom-client's defaults, less three gauges named like counters, which `promtool check
     // metrics` refuses; the same counts stay available by type (nodejs_active_handles{type} ...).
     for (const name of LINT_FAILING_DEFAULTS) this.registry.removeSingleMetric(name);
     this.#requests = new Counter({
       name: 'ers_http_requests_total',
-      help: 'API requests answered, by operationId (or other), HTTP status and error code (or none).',
-      labelNames: ['operation', 'status', 'code'],
+      help: 'API requests answered, by operationId (or other), HTTP status, error code (or none) and key mode (live or test, R53).',
+      labelNames: ['operation', 'status', 'code', 'mode'],
       registers,
     });
     this.#requestSeconds = new Histogram({
@@ -83,7 +104,35 @@ export class ServiceMetrics {
     });
     this.#reportsCreated = new Counter({
       name: 'ers_reports_created_total',
-      help: 'Reports stored, each with its usage unit (steps 9-10 committed, R15).',
+      help: 'Reports stored, each with its usage unit (steps 9-10 committed, R15), by key mode (live or test, R53).',
+      labelNames: ['mode'],
+      registers,
+    });
+    this.#generatorAttempts = new Counter({
+      name: 'ers_generator_attempts_total',
+      help: 'Attempts on each model of GEMINI_MODEL (or offline) by outcome: ok, not_found, rate_limited, unavailable, failed, invalid (R42).',
+      labelNames: ['model', 'outcome'],
+      registers,
+    });
+    this.#generatorTokens = new Counter({
+      name: 'ers_generator_tokens_total',
+      help: 'Tokens of the generator answers by model (or offline) and kind: input, output, thinking (R43).',
+      labelNames: ['model', 'kind'],
+      registers,
+    });
+    // Which configured model is the primary (0) and which the fallbacks (1, 2, ...): alert rules
+    // join the attempts on it (ops/prometheus/alerts.yml, ErsGeneratorPrimaryModelNotFound).
+    const position = new Gauge({
+      name: 'ers_generator_model_position',
+      help: 'Position of each model in GEMINI_MODEL: 0 is the primary, then the fallbacks in order (R42).',
+      labelNames: ['model'],
+      registers,
+    });
+    for (const [index, model] of [...this.#models].entries()) position.set({ model }, index);
+    this.#admissionRejections = new Counter({
+      name: 'ers_admission_rejections_total',
+      help: 'Requests refused by admission control (R52): customer_in_flight (429 at step 3) or saturated (503 before authentication).',
+      labelNames: ['reason'],
       registers,
     });
     new Gauge({
@@ -106,6 +155,18 @@ export class ServiceMetrics {
         this.set({ state: 'waiting' }, pool?.waitingCount ?? 0);
       },
     });
+    new Gauge({
+      name: 'ers_admission_requests',
+      help: 'API requests admission control holds now (R52): running (in flight) and queued (waiting to start), with its adaptive concurrency limit.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const state = sources.admission?.();
+        this.set({ state: 'running' }, state?.active ?? 0);
+        this.set({ state: 'queued' }, state?.queued ?? 0);
+        this.set({ state: 'limit' }, state?.limit ?? 0);
+      },
+    });
     const poolMax = new Gauge({ name: 'ers_db_pool_max_connections', help: 'Configured size of the database pool (DB_POOL_SIZE).', registers });
     poolMax.set(sources.poolMax ?? 0);
     this.#zero();
@@ -116,13 +177,30 @@ export class ServiceMetrics {
   #zero(): void {
     for (const step of STEP_LABELS) this.#stepSeconds.zero({ step });
     for (const outcome of GENERATION_OUTCOMES) this.#generationSeconds.zero({ generator: this.#generator, outcome });
+    for (const mode of MODES) this.#reportsCreated.inc({ mode }, 0);
     this.#imageFetches.inc({ outcome: 'accepted', reason: 'none' }, 0);
     for (const reason of REJECTED_REASONS) this.#imageFetches.inc({ outcome: 'rejected', reason }, 0);
     for (const reason of UNAVAILABLE_REASONS) this.#imageFetches.inc({ outcome: 'unavailable', reason }, 0);
+    for (const model of this.#models) {
+      for (const outcome of ATTEMPT_OUTCOMES) this.#generatorAttempts.inc({ model, outcome }, 0);
+      for (const kind of TOKEN_KINDS) this.#generatorTokens.inc({ model, kind }, 0);
+    }
+    for (const reason of ADMISSION_REJECTIONS) this.#admissionRejections.inc({ reason }, 0);
   }
 
-  request(operation: Operation, status: string, code: string, seconds: number): void {
-    this.#requests.inc({ operation, status, code });
+  /** R42, R43: what the generator reports, on labels of configured models only. */
+  readonly generatorObserver: GenerationObserver = Object.freeze({
+    attempt: (model: string, outcome: AttemptOutcome): void => {
+      if (this.#models.has(model)) this.#generatorAttempts.inc({ model, outcome });
+    },
+    tokens: (model: string, tokens: GenerationTokens): void => {
+      if (!this.#models.has(model)) return;
+      for (const kind of TOKEN_KINDS) if (tokens[kind] > 0) this.#generatorTokens.inc({ model, kind }, tokens[kind]);
+    },
+  });
+
+  request(operation: Operation, status: string, code: string, mode: Mode, seconds: number): void {
+    this.#requests.inc({ operation, status, code, mode });
     this.#requestSeconds.observe({ operation }, seconds);
   }
 
@@ -130,16 +208,21 @@ export class ServiceMetrics {
     this.#stepSeconds.observe({ step }, seconds);
   }
 
-  generation(outcome: GenerationOutcome, seconds: number): void {
-    this.#generationSeconds.observe({ generator: this.#generator, outcome }, seconds);
+  /** `generator`: the one that ran (test mode's offline one, R53); the configured one by default. */
+  generation(outcome: GenerationOutcome, seconds: number, generator: 'offline' | 'gemini' = this.#generator): void {
+    this.#generationSeconds.observe({ generator, outcome }, seconds);
   }
 
   imageFetches(outcome: ImageOutcome, reason: string, count: number): void {
     this.#imageFetches.inc({ outcome, reason }, count);
   }
 
-  reportCreated(): void {
-    this.#reportsCreated.inc();
+  reportCreated(mode: Mode): void {
+    this.#reportsCreated.inc({ mode });
+  }
+
+  admissionRejected(reason: AdmissionRejection): void {
+    this.#admissionRejections.inc({ reason });
   }
 
   /** The exposition of every metric, in the Prometheus text format. */

@@ -7,10 +7,11 @@
 // any context parameter.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestObservation, RequestOutcome, Telemetry } from './telemetry.ts';
+import type { AdmissionRejection, RequestObservation, RequestOutcome, Telemetry } from './telemetry.ts';
 import type { Attributes, SpanHandle, Tracing } from './tracing.ts';
 import type { ServiceMetrics } from './metrics.ts';
 import type { StepLabel } from './step-labels.ts';
+import type { Mode } from '../accounts/mode.ts';
 import { codeLabel, errorType, generationFailure, imageFailure, operationLabel, ROUTES, statusLabel } from './label-values.ts';
 
 interface OpenStep {
@@ -20,8 +21,8 @@ interface OpenStep {
 }
 
 interface RequestScope {
-  /** A step begun by beginStep and not yet ended. */
-  open: OpenStep | undefined;
+  /** R53: the authenticated key's mode; live until known. */
+  mode: Mode;
 }
 
 interface Scope {
@@ -57,7 +58,7 @@ const GENERATION_SPAN: Outcome = {
 export class ObservedTelemetry implements Telemetry {
   readonly #metrics: ServiceMetrics | undefined;
   readonly #tracing: Tracing | undefined;
-  readonly #generator: string;
+  readonly #generator: 'offline' | 'gemini';
   readonly #scope = new AsyncLocalStorage<Scope>();
 
   constructor(parts: { metrics?: ServiceMetrics; tracing?: Tracing; generator: 'offline' | 'gemini' }) {
@@ -68,24 +69,23 @@ export class ObservedTelemetry implements Telemetry {
 
   request(method: string, path: string, headers: IncomingHttpHeaders): RequestObservation {
     const span = path.startsWith(API_PATHS) ? this.#tracing?.server(method, headers) : undefined;
-    const scope: Scope = { request: { open: undefined }, parent: span };
+    const scope: Scope = { request: { mode: 'live' }, parent: span };
     return {
       traceId: span?.traceId,
       run: (fn) => this.#scope.run(scope, fn),
       end: (outcome: RequestOutcome) => {
-        const open = scope.request.open;
-        scope.request.open = undefined;
-        if (open) this.#endStep(open, outcome.code ?? (outcome.status >= 400 ? 'internal_error' : undefined));
         const operation = operationLabel(outcome.operation);
         const status = statusLabel(outcome.status);
         const code = codeLabel(outcome.code);
-        this.#metrics?.request(operation, status, code, outcome.seconds);
+        const { mode } = scope.request;
+        this.#metrics?.request(operation, status, code, mode, outcome.seconds);
         const route = operation === 'other' ? undefined : ROUTES[operation];
         span?.end({
           name: route === undefined ? method : `${method} ${route}`,
           attributes: {
             'http.response.status_code': outcome.status,
             'ers.operation': operation,
+            'ers.mode': mode,
             ...(route === undefined ? {} : { 'http.route': route }),
             ...(code === 'none' ? {} : { 'ers.error_code': code }),
           },
@@ -98,9 +98,7 @@ export class ObservedTelemetry implements Telemetry {
 
   async step<T>(label: StepLabel, fn: () => Promise<T> | T): Promise<T> {
     const scope = this.#scope.getStore();
-    let step = scope?.request.open;
-    if (step?.label === label && scope) scope.request.open = undefined;
-    else step = this.#beginStep(label, scope);
+    const step = this.#beginStep(label, scope);
     try {
       const result = await this.#within(scope, step.span, async () => fn());
       this.#endStep(step, undefined);
@@ -111,9 +109,9 @@ export class ObservedTelemetry implements Telemetry {
     }
   }
 
-  beginStep(label: StepLabel): void {
+  mode(mode: Mode): void {
     const scope = this.#scope.getStore();
-    if (scope) scope.request.open = this.#beginStep(label, scope);
+    if (scope) scope.request.mode = mode;
   }
 
   statement<T>(name: string, fn: () => Promise<T>): Promise<T> {
@@ -134,14 +132,20 @@ export class ObservedTelemetry implements Telemetry {
 
   async generation<T>(fn: () => Promise<T>): Promise<T> {
     const started = performance.now();
+    // R53: a test-mode request generates offline whatever the configured generator is.
+    const generator = this.#scope.getStore()?.request.mode === 'test' ? 'offline' : this.#generator;
     try {
-      const result = await this.#client('ers.generate', { 'ers.generator': this.#generator }, fn, GENERATION_SPAN);
-      this.#metrics?.generation('ok', seconds(started));
+      const result = await this.#client('ers.generate', { 'ers.generator': generator }, fn, GENERATION_SPAN);
+      this.#metrics?.generation('ok', seconds(started), generator);
       return result;
     } catch (error) {
-      this.#metrics?.generation(generationFailure(error), seconds(started));
+      this.#metrics?.generation(generationFailure(error), seconds(started), generator);
       throw error;
     }
+  }
+
+  admissionRejected(reason: AdmissionRejection): void {
+    this.#metrics?.admissionRejected(reason);
   }
 
   /** Ends the tracing (exporting what is queued). */
@@ -157,7 +161,7 @@ export class ObservedTelemetry implements Telemetry {
     this.#metrics?.step(step.label, seconds(step.started));
     // Steps 9-10 are one transaction with the report and its usage unit (R15): their success is
     // a report created.
-    if (step.label === '9_10_persist' && failed === undefined) this.#metrics?.reportCreated();
+    if (step.label === '9_10_persist' && failed === undefined) this.#metrics?.reportCreated(this.#scope.getStore()?.request.mode ?? 'live');
     step.span?.end({ errorType: failed });
   }
 

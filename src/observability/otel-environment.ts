@@ -4,8 +4,8 @@
 // R41: the standard variables are honoured, OTEL_EXPORTER_OTLP_PROTOCOL=http/json included.
 // A value the SDK specification does not allow stops the start with a line naming the variable.
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
-export type SamplerName =
+type OtlpProtocol = 'http/protobuf' | 'http/json';
+type SamplerName =
   | 'always_on'
   | 'always_off'
   | 'traceidratio'

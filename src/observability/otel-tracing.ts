@@ -23,8 +23,10 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { Attributes, SpanEnd, SpanHandle, Tracing } from './tracing.ts';
 import { readOtelSettings, type OtelSettings } from './otel-environment.ts';
+import type { EgressProxy } from '../config.ts';
+import { proxyConfigured, proxyEnv } from '../shared/egress-proxy.ts';
 
-export const SERVICE_NAME = 'evidence-report-service';
+const SERVICE_NAME = 'evidence-report-service';
 /** How long SIGTERM waits for the last spans to be exported. */
 const SHUTDOWN_EXPORT_MS = 3000;
 
@@ -78,19 +80,27 @@ function sampler(settings: OtelSettings): Sampler {
   }
 }
 
-async function exporter(settings: OtelSettings): Promise<SpanExporter> {
+async function exporter(settings: OtelSettings, egressProxy: EgressProxy | undefined): Promise<SpanExporter> {
   // Only the exporter of the chosen protocol is loaded.
   const { OTLPTraceExporter } =
     settings.protocol === 'http/json'
       ? await import('@opentelemetry/exporter-trace-otlp-http')
       : await import('@opentelemetry/exporter-trace-otlp-proto');
-  return new OTLPTraceExporter({ url: settings.tracesUrl });
+  // R45: the exporter makes agents of its own; Node 24's `proxyEnv` agent option sends them
+  // through the egress proxy (NO_PROXY honoured) when one is configured.
+  const proxied = egressProxy !== undefined && proxyConfigured(egressProxy);
+  return new OTLPTraceExporter({
+    url: settings.tracesUrl,
+    ...(proxied ? { httpAgentOptions: { keepAlive: true, proxyEnv: proxyEnv(egressProxy) } } : {}),
+  });
 }
 
-export interface TracingOptions {
+interface TracingOptions {
   readonly endpoint: string;
   readonly env: NodeJS.ProcessEnv;
   readonly logger: Pick<Logger, 'info' | 'warn'>;
+  /** R45: HTTPS_PROXY / HTTP_PROXY / NO_PROXY for the exports. */
+  readonly egressProxy?: EgressProxy | undefined;
 }
 
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
@@ -101,7 +111,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const provider = new TracerProvider({
     resource,
     sampler: sampler(settings),
-    spanProcessors: [new BatchSpanProcessor({ exporter: await exporter(settings), ...settings.batch })],
+    spanProcessors: [new BatchSpanProcessor({ exporter: await exporter(settings, options.egressProxy), ...settings.batch })],
   });
   // A collector that cannot be reached is a failed dependency like any other: one line at most
   // a minute, a fixed reason, never the endpoint or the exporter's error text.

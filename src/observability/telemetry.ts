@@ -7,6 +7,7 @@
 // integration point in the request path is one call, easy to see and to move.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { StepLabel } from './step-labels.ts';
+import type { Mode } from '../accounts/mode.ts';
 
 /** How one request ended, for the request counter, its histogram and the server span. */
 export interface RequestOutcome {
@@ -40,18 +41,28 @@ export interface Telemetry {
    */
   step<T>(label: StepLabel, fn: () => Promise<T> | T): Promise<T>;
   /**
-   * Opens a step whose end is not in the caller's hands: step 2 starts at the HTTP edge and
-   * ends with the application limits in the pipeline (the pipeline's `step('2_validate', ...)`
-   * continues it), or with the request when the edge already refused it.
+   * The request's mode, once its key is known (R53): its metrics carry the label `mode` and its
+   * server span the attribute `ers.mode`. A request refused before that counts as `live`.
    */
-  beginStep(label: StepLabel): void;
+  mode(mode: Mode): void;
   /** One database statement, by its name only (never its text or parameters). */
   statement<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** The images of one request fetched through the boundary (R22, R23). */
   imageFetch<T>(count: number, fn: () => Promise<T>): Promise<T>;
   /** One report generation, result check included (R24). */
   generation<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A request refused by admission control (R52): `customer_in_flight` at step 3 (its 429 is
+   * also counted with the request as usual), or `saturated` before the application ran (its 503
+   * is counted here only: the request hooks never saw it, and the fail-closed alerts, which read
+   * the 503 codes of ers_http_requests_total, must not take a shed request for a database down).
+   */
+  admissionRejected(reason: AdmissionRejection): void;
 }
+
+/** The reasons of ers_admission_rejections_total (operator-interface.md). */
+export const ADMISSION_REJECTIONS = ['customer_in_flight', 'saturated'] as const;
+export type AdmissionRejection = (typeof ADMISSION_REJECTIONS)[number];
 
 const idle: RequestObservation = Object.freeze({
   traceId: undefined,
@@ -63,8 +74,9 @@ const idle: RequestObservation = Object.freeze({
 export const noopTelemetry: Telemetry = Object.freeze({
   request: () => idle,
   step: async <T>(_label: StepLabel, fn: () => Promise<T> | T) => fn(),
-  beginStep: () => {},
+  mode: () => {},
   statement: <T>(_name: string, fn: () => Promise<T>) => fn(),
   imageFetch: <T>(_count: number, fn: () => Promise<T>) => fn(),
   generation: <T>(fn: () => Promise<T>) => fn(),
+  admissionRejected: () => {},
 });

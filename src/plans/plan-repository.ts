@@ -1,6 +1,6 @@
 // Plans, subscriptions and the product entitlement for the admin command line (rulings R18,
 // R19). A customer's active plan is its one active subscription (a partial unique index
-// enforces "one"). The API reads the same rows through caller_facts (issue 11), never here.
+// enforces "one"). The API reads the same rows through caller_facts (step 1), never here.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Plan } from './plan.entity.ts';
 import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from './product-entitlement.entity.ts';

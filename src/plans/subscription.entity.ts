@@ -5,8 +5,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Customer } from '../accounts/customer.entity.ts';
 import { Plan } from './plan.entity.ts';
 
-export const SUBSCRIPTION_STATUSES = ['active', 'ended'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+const SUBSCRIPTION_STATUSES = ['active', 'ended'] as const;
 
 export const Subscription = defineEntity({
   name: 'Subscription',

@@ -1,4 +1,4 @@
-// A fake RateLimiter for unit tests (style guide point 5): allows a number of requests per
+// A fake RateLimiter for unit tests: allows a number of requests per
 // customer, then refuses; or fails as a store that cannot answer would (R20).
 import { RateLimitStoreError, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 
@@ -9,6 +9,10 @@ export class FakeRateLimiter implements RateLimiter {
 
   constructor(limit = 60) {
     this.limit = limit;
+  }
+
+  get policy(): { limit: number; windowSeconds: number } {
+    return { limit: this.limit, windowSeconds: 60 };
   }
 
   async consume(customerId: string): Promise<RateLimitDecision> {

@@ -1,7 +1,10 @@
 // rate-limiter-flexible behind the RateLimiter port. The store is chosen by RATE_LIMIT_STORE
 // (ruling R20): 'postgres' uses the rate_limit_counter table created by our migration (UNLOGGED,
-// issue 11) on the service's own pool, 'redis' uses REDIS_URL, 'memory' is per process (one
+// no WAL) on the service's own pool, 'redis' uses REDIS_URL, 'memory' is per process (one
 // instance only, R34). Store failures fail closed.
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import type { ConnectionOptions } from 'node:tls';
 import type { Redis as RedisClient } from 'ioredis';
 import {
   RateLimiterMemory,
@@ -16,13 +19,15 @@ import { RateLimitStoreError, type RateLimitDecision, type RateLimiter } from '.
 import type { DatabaseBounds } from '../db/bounded-pool.ts';
 import type { Sql } from '../db/sql.ts';
 
-export interface FlexibleRateLimiterOptions {
+interface FlexibleRateLimiterOptions {
   store: RateLimitStore;
   points: number;
   windowSeconds: number;
   /** The service's statements (store 'postgres'): its pool, with the bounds of R33. */
   sql?: Sql;
   redisUrl?: string;
+  /** R48: REDIS_TLS_CA, a PEM file of a private CA for rediss://. */
+  redisTlsCa?: string;
   /**
    * R33: connecting, and one store round trip, are bounded like every database wait; a store
    * that hangs is a store that fails (503 rate_limit_unavailable, R20).
@@ -63,6 +68,9 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
     case 'redis': {
       const { Redis } = await import('ioredis');
       const client: RedisClient = new Redis(options.redisUrl ?? '', {
+        // R48: rediss:// is TLS with the certificate and host name verified, against REDIS_TLS_CA
+        // when set (else the system's CAs); the user and password come from the URL (Redis 6 ACL).
+        ...redisTls(options.redisUrl ?? '', options.redisTlsCa),
         // Fail fast instead of queueing commands while disconnected (fail closed, R20).
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
@@ -75,7 +83,7 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
       // A command that timed out leaves the connection waiting for an answer that may never come
       // (a partition that does not close the socket): ioredis would keep that connection, and
       // every later command would time out too. Reconnecting gives the next request a fresh one
-      // (issue 9: recover without a restart once Redis answers again).
+      // (R33: recover without a restart once Redis answers again).
       reconnectAfterTimeout = (error) => {
         if (error instanceof Error && /timed out/i.test(error.message)) client.disconnect(true);
       };
@@ -97,6 +105,7 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
     }
   }
   return {
+    policy: { limit: options.points, windowSeconds: options.windowSeconds },
     async consume(customerId: string): Promise<RateLimitDecision> {
       await firstConnection;
       try {
@@ -110,6 +119,32 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
     },
     close,
   };
+}
+
+/** ioredis's `tls` option for a rediss:// URL; a CA file that cannot be read stops the start. */
+function redisTls(url: string, caFile: string | undefined): { tls?: ConnectionOptions } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return {};
+  }
+  if (parsed.protocol !== 'rediss:') return {};
+  let ca: Buffer | undefined;
+  if (caFile !== undefined) {
+    try {
+      ca = readFileSync(caFile);
+    } catch (error) {
+      throw new RedisTlsError(`Invalid REDIS_TLS_CA: ${caFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+    }
+  }
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  return { tls: { ...(ca === undefined ? {} : { ca }), ...(isIP(host) === 0 ? { servername: host } : {}), rejectUnauthorized: true } };
+}
+
+/** REDIS_TLS_CA names a file that cannot be read: the message is the start's one line. */
+class RedisTlsError extends Error {
+  override readonly name = 'RedisTlsError';
 }
 
 function decision(allowed: boolean, options: FlexibleRateLimiterOptions, res: RateLimiterRes): RateLimitDecision {

@@ -5,7 +5,7 @@
 // entity so the schema check in the tests covers it too.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-export const RATE_LIMIT_TABLE = 'rate_limit_counter';
+const RATE_LIMIT_TABLE = 'rate_limit_counter';
 
 export const RateLimitCounter = defineEntity({
   name: 'RateLimitCounter',

@@ -3,10 +3,12 @@
 // stage returns what the next needs, or throws the ApiError that ends the request.
 //   1. authenticate        auth/api-key-authenticator.ts, at the HTTP edge before the body is read
 //                          (R5): 401 missing_api_key, invalid_api_key; 503 api_key_authentication_unavailable.
-//                          Its one read brings the facts of steps 4 and 6 (issue 11).
-//   2. validate (HTTP)     http/request-intake.ts then openapi-backend (R6, R8, R11, R29):
-//                          400 invalid_request_payload, invalid_idempotency_key, invalid_json
-// The rest is below. A failure at any step stops processing; a claimed idempotency key is
+//                          Its one read brings the facts of steps 4 and 6 (one statement).
+//   2. validate            at the HTTP edge too (http/api-front.ts): the intake and openapi-backend's
+//                          schema (R6, R8, R11, R29): 400 invalid_request_payload,
+//                          invalid_idempotency_key, invalid_json; then `validate` below, inside
+//                          the same step: the application limits (R7): 422 invalid_evidence_report_input.
+// Steps 3 to 11 are `execute`. A failure at any step stops processing; a claimed idempotency key is
 // released so the client can retry (R14); only steps 9-10 write anything lasting (R15).
 import type { Principal } from '../auth/principal.ts';
 import type { ReportGenerator } from '../generation/report-generator.ts';
@@ -19,7 +21,8 @@ import { publicReport } from './public-report.ts';
 import type { ReportRepository } from './report-repository.ts';
 import type { CreateEvidenceReportRequest, EvidenceReportBody } from './report-request.ts';
 import { applyIdempotency } from './stages/apply-idempotency.ts';
-import { applyRateLimit } from './stages/apply-rate-limit.ts';
+import { acquireInFlight, applyRateLimit } from './stages/apply-rate-limit.ts';
+import { CustomerInFlight } from '../rate-limit/customer-in-flight.ts';
 import { checkEntitlement } from './stages/check-entitlement.ts';
 import { checkInputLimits, type InputLimits } from './stages/check-input-limits.ts';
 import { checkQuota } from './stages/check-quota.ts';
@@ -27,8 +30,14 @@ import { fetchImages } from './stages/fetch-images.ts';
 import { generateReport } from './stages/generate-report.ts';
 import { imageMetadata, persistReport } from './stages/persist-report.ts';
 import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
+import { stepFaults, type StepFaults } from './test-mode/step-faults.ts';
 
-export interface CreateEvidenceReportDeps {
+/** R53: a test key has a rate-limit bucket of its own. */
+function rateLimitBucket(principal: Pick<Principal, 'customerId' | 'mode'>): string {
+  return principal.mode === 'test' ? `${principal.customerId}:test` : principal.customerId;
+}
+
+interface CreateEvidenceReportDeps {
   clock: Clock;
   limits: InputLimits;
   rateLimiter: RateLimiter;
@@ -37,18 +46,25 @@ export interface CreateEvidenceReportDeps {
   /** Step 7: fetch, decode and normalize (R22, R38), on the process-wide byte budget (R39). */
   images: Pick<ImageBoundary, 'acquire'>;
   generator: ReportGenerator;
+  /** R53: test mode's generator, whatever REPORT_GENERATOR says: the offline one, deterministic and free. */
+  testGenerator: ReportGenerator;
   validateResult: ResultValidator;
   /** Times each step, the image fetch and the generation (R40, R41); none when absent. */
-  telemetry?: Pick<Telemetry, 'step' | 'imageFetch' | 'generation'>;
+  telemetry?: Pick<Telemetry, 'step' | 'imageFetch' | 'generation'> & Partial<Pick<Telemetry, 'admissionRejected'>>;
+  /** R52: creations in flight per customer on this instance; no limit when absent. */
+  inFlight?: CustomerInFlight;
 }
 
-export interface CreateEvidenceReportInput {
+interface CreateEvidenceReportInput {
   principal: Principal;
   requestId: string;
   request: CreateEvidenceReportRequest;
   idempotencyKey: string | undefined;
   signal: AbortSignal;
 }
+
+/** What step 2's application part reads. */
+type ReportInput = Pick<CreateEvidenceReportInput, 'principal' | 'request'>;
 
 export interface CreateEvidenceReportOutcome {
   body: EvidenceReportBody;
@@ -58,26 +74,55 @@ export interface CreateEvidenceReportOutcome {
 
 export class CreateEvidenceReport {
   readonly #deps: CreateEvidenceReportDeps;
-  readonly #telemetry: Pick<Telemetry, 'step' | 'imageFetch' | 'generation'>;
+  readonly #telemetry: NonNullable<CreateEvidenceReportDeps['telemetry']>;
+  readonly #inFlight: CustomerInFlight;
 
   constructor(deps: CreateEvidenceReportDeps) {
     this.#deps = deps;
     this.#telemetry = deps.telemetry ?? noopTelemetry;
+    this.#inFlight = deps.inFlight ?? new CustomerInFlight(0);
   }
 
+  /**
+   * Step 2, its last part, after the contract's schema: the application limits (R7). The edge
+   * runs it inside its step 2 (its duration and span), which is where a test key's step-2
+   * trigger fires too (R53).
+   */
+  validate({ principal, request }: ReportInput): void {
+    this.#faults({ principal, request }, this.#deps.clock.now()).before('2_validate');
+    checkInputLimits(this.#deps.limits, request); //                          2. 422 invalid_evidence_report_input
+  }
+
+  /** Steps 3 to 11, on a request that passed step 2 (`validate`). */
   async execute(input: CreateEvidenceReportInput): Promise<CreateEvidenceReportOutcome> {
     const d = this.#deps;
     const telemetry = this.#telemetry;
-    // Each step runs through the telemetry port: its duration and its span (R40, R41).
-    const step: Telemetry['step'] = (label, run) => telemetry.step(label, run);
     const { principal, request, signal } = input;
     const now = d.clock.now();
-    await step('2_validate', () => checkInputLimits(d.limits, request)); //    2. 422 invalid_evidence_report_input
-    const rateLimit = await step('3_rate_limit', () => applyRateLimit(d.rateLimiter, principal.customerId, now));
-    //                                                                          3. 429 rate_limit_exceeded; 503 rate_limit_unavailable
+    const faults = this.#faults(input, now);
+    // Each step runs through the telemetry port: its duration and its span (R40, R41).
+    const step: Telemetry['step'] = (label, run) =>
+      telemetry.step(label, () => {
+        faults.before(label);
+        return run();
+      });
+    const generator = principal.mode === 'test' ? d.testGenerator : d.generator;
+    // R52: the customer's place among its creations in flight (of the key's mode, R53) is held
+    // from step 3 until this function returns or throws, replays and failures included (`using`
+    // gives it back).
+    using admitted = await step('3_rate_limit', async () => {
+      const slot = acquireInFlight(this.#inFlight, rateLimitBucket(principal), now, () => telemetry.admissionRejected?.('customer_in_flight'));
+      try {
+        return { slot, decision: await applyRateLimit(d.rateLimiter, rateLimitBucket(principal), now), [Symbol.dispose]: () => slot.release() };
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
+    }); //                                                                      3. 429 rate_limit_exceeded; 503 rate_limit_unavailable
+    const rateLimit = admitted.decision;
     await step('4_entitlement', () => checkEntitlement(principal)); //        4. 403 product_not_entitled; 503 entitlement_check_unavailable
     const idempotency = await step('5_idempotency', () =>
-      applyIdempotency(d.idempotency, d.validateResult, { customerId: principal.customerId, key: input.idempotencyKey, request, now }),
+      applyIdempotency(d.idempotency, d.validateResult, { customerId: principal.customerId, mode: principal.mode, key: input.idempotencyKey, request, now }),
     ); //                                                                       5. 409 idempotency_conflict, idempotency_in_progress;
     //                                                                             503 idempotency_unavailable, idempotency_replay_unavailable
     if (idempotency.kind === 'replay') return { body: idempotency.body, replayed: true, rateLimit }; // R13: skips 6 to 10
@@ -92,13 +137,14 @@ export class CreateEvidenceReport {
         using held = await step('7_fetch_images', () => fetchImages(d.images, request, signal, telemetry));
         //                                                                      7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
         images = imageMetadata(held.accepted);
-        generated = await step('8_generate', () => generateReport(d.generator, d.validateResult, request, held.normalized, signal, telemetry));
+        generated = await step('8_generate', () => generateReport(generator, d.validateResult, request, held.normalized, signal, telemetry));
         //                                                                      8. 502 invalid_generated_report, report_generation_failed;
         //                                                                         503 report_generation_unavailable
       }
       const stored = await step('9_10_persist', () =>
         persistReport(d.reports, {
           customerId: principal.customerId,
+          mode: principal.mode,
           apiKeyId: principal.apiKeyId,
           requestId: input.requestId,
           request,
@@ -116,5 +162,10 @@ export class CreateEvidenceReport {
       if (claim) await d.idempotency.release(claim);
       throw error;
     }
+  }
+
+  /** R53: in test mode, an error trigger in the evidence text fails its step, at the step's boundary; silent otherwise. */
+  #faults({ principal, request }: ReportInput, now: Date): StepFaults {
+    return stepFaults({ principal, request, rateLimit: this.#deps.rateLimiter.policy, now });
   }
 }

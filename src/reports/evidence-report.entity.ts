@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Customer } from '../accounts/customer.entity.ts';
 import { ApiKey } from '../accounts/api-key.entity.ts';
+import { MODES } from '../accounts/mode.ts';
 
 /** What is kept of a fetched image (R38): facts of the original and of its normalized form, never bytes or URLs. */
 export interface StoredImageMetadata {
@@ -29,7 +30,13 @@ export const EvidenceReport = defineEntity({
     model: p.text().nullable(),
     generationMs: p.integer(),
     tokenUsage: p.json<Record<string, unknown>>().nullable(),
+    // R43: null for reports stored before they were counted.
+    tokensInput: p.integer().nullable().check('tokens_input >= 0'),
+    tokensOutput: p.integer().nullable().check('tokens_output >= 0'),
+    tokensThinking: p.integer().nullable().check('tokens_thinking >= 0'),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw('now()'),
+    /** R53, R54: the mode of the key that created it; read back only in that mode. */
+    mode: p.enum(MODES).default('live'),
   },
   indexes: [{ name: 'evidence_report_customer_id_created_at_index', properties: ['customer', 'createdAt'] }],
 });

@@ -1,4 +1,4 @@
-// An in-memory ReportRepository for unit tests (style guide point 5): records what steps 9-10
+// An in-memory ReportRepository for unit tests: records what steps 9-10
 // would write, completes the claim through the fake idempotency store as the real transaction
 // does (R15), and can be told to fail one of its writes.
 import { PersistenceFailure, type PersistenceFailureKind } from '../db/persistence-failure.ts';
@@ -17,7 +17,7 @@ export class FakeReportRepository implements ReportRepository {
 
   async record(record: ReportRecord): Promise<void> {
     if (this.failWith) throw new PersistenceFailure(this.failWith);
-    if (record.idempotency && !this.#idempotency?.complete(record.customerId, record.idempotency, record.reportId, record.result)) {
+    if (record.idempotency && !this.#idempotency?.complete(record, record.idempotency, record.reportId, record.result)) {
       throw new PersistenceFailure('claim_lost');
     }
     this.records.push(record);

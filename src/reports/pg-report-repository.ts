@@ -2,7 +2,7 @@
 // unit and the idempotency completion in one statement, so one round trip and one transaction,
 // and the usage_counter trigger runs inside it (R17). No connection is taken before this point
 // (R16). The function is called with named arguments, built from one table of name, cast and
-// field, so two columns cannot be swapped by position (issue 11).
+// field, so two columns cannot be swapped by position.
 import { PersistenceFailure, type PersistenceFailureKind } from '../db/persistence-failure.ts';
 import { statement, type Sql } from '../db/sql.ts';
 import { storableJson, storableText } from '../db/storable.ts';
@@ -35,6 +35,11 @@ const ARGUMENTS: readonly [name: string, type: string, value: (r: ReportRecord) 
   ['p_idempotency_key', 'text', (r) => r.idempotency?.key ?? null],
   ['p_lease_expires_at', 'timestamptz', (r) => r.idempotency?.leaseExpiresAt ?? null],
   ['p_idempotency_expires_at', 'timestamptz', (r) => r.idempotency?.expiresAt ?? null],
+  // R42, R43: which model answered is p_model; its tokens by kind.
+  ['p_tokens_input', 'int', (r) => r.tokens.input],
+  ['p_tokens_output', 'int', (r) => r.tokens.output],
+  ['p_tokens_thinking', 'int', (r) => r.tokens.thinking],
+  ['p_mode', 'text', (r) => r.mode],
 ];
 
 const RECORD = statement(

@@ -1,15 +1,18 @@
 // The persistence port of steps 9 and 10 (ruling R15): the report, its usage unit and (with a
 // key) the idempotency completion are written together or not at all. Adapters:
 // PgReportRepository (one statement, one transaction) and FakeReportRepository.
-import type { TokenUsage } from '../generation/report-generator.ts';
+import type { GenerationTokens, TokenUsage } from '../generation/report-generator.ts';
 import type { IdempotencyCompletion } from '../idempotency/idempotency-store.ts';
 import type { ReportResult } from '../generation/report-generator.ts';
 import type { StoredImageMetadata } from './evidence-report.entity.ts';
+import type { Mode } from '../accounts/mode.ts';
 
 /** One completed report and what commits with it: named fields, so nothing can be swapped. */
 export interface ReportRecord {
   readonly reportId: string;
   readonly customerId: string;
+  /** R53: live or test; the unit goes on that mode's ledger. */
+  readonly mode: Mode;
   readonly apiKeyId: string;
   readonly requestId: string;
   readonly context: string;
@@ -21,9 +24,12 @@ export interface ReportRecord {
   /** Already storable: the 201 body is built from exactly this value. */
   readonly result: ReportResult;
   readonly generator: string;
+  /** R42: the model that answered, or 'offline'. */
   readonly model: string | null;
   readonly generationMs: number;
   readonly tokenUsage: TokenUsage | null;
+  /** R43: input, output and thinking tokens, each in a column of its own. */
+  readonly tokens: GenerationTokens;
   readonly at: Date;
   /** Step 10: the usage unit. */
   readonly usageId: string;

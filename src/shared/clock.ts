@@ -1,5 +1,5 @@
 // The clock port: use cases ask it for the time so that tests can put "now" at a month or
-// year end (issue 2, item 6).
+// year end (spec 2.7, R17: usage periods are UTC calendar months).
 export interface Clock {
   now(): Date;
 }

@@ -1,5 +1,5 @@
 // GET /v1/usage/current (spec 2.7 and 4.2, rulings R17, R18): judged from the facts that
-// step 1's one read brought (issue 11: the whole request is one statement). It writes nothing.
+// step 1's one read brought (the whole request is one statement). It writes nothing.
 // A read that failed is 503 current_usage_unavailable, never `used: 0`. It does not need the
 // product entitlement (R18).
 import type { components } from '../../generated/openapi.d.ts';

@@ -3,6 +3,7 @@
 // one row instead of summing a month of records. Never write it from the application.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Customer } from '../accounts/customer.entity.ts';
+import { MODES } from '../accounts/mode.ts';
 
 export const UsageCounter = defineEntity({
   name: 'UsageCounter',
@@ -10,6 +11,8 @@ export const UsageCounter = defineEntity({
   properties: {
     customer: () => p.manyToOne(Customer).ref().primary(),
     operation: p.text().primary(),
+    /** R53: the live and the test ledger of one customer are apart. */
+    mode: p.enum(MODES).primary().default('live'),
     /** Start of the UTC calendar month (spec section 8). */
     periodStart: p.datetime().primary(),
     used: p.bigint('number').check('used >= 0'),

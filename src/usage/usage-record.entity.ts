@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Customer } from '../accounts/customer.entity.ts';
 import { EvidenceReport } from '../reports/evidence-report.entity.ts';
+import { MODES } from '../accounts/mode.ts';
 
 /** The only billable operation today (spec section 1). */
 export const EVIDENCE_REPORT_OPERATION = 'evidence_report';
@@ -20,6 +21,8 @@ export const UsageRecord = defineEntity({
     // restrict: a report with a usage unit cannot disappear from under it (R15).
     report: () => p.manyToOne(EvidenceReport).ref().nullable().unique().deleteRule('restrict'),
     occurredAt: p.datetime().onCreate(() => new Date()).defaultRaw('now()'),
+    /** R53: a test unit is on the test ledger, never the live one. */
+    mode: p.enum(MODES).default('live'),
   },
   indexes: [
     {

@@ -1,4 +1,4 @@
-// Gemini failures through the whole service (issue 5 "How it will be checked", R24): crafted
+// Gemini failures through the whole service (R24): crafted
 // answers give their codes; for every failure nothing is stored or counted (the idempotency
 // claim released too), and the response names no provider message, model, key or value.
 import { randomUUID } from 'node:crypto';
@@ -6,10 +6,10 @@ import { expect } from 'chai';
 import type { ErrorCode } from '../../src/errors/catalogue.ts';
 import { client } from '../support/http-client.ts';
 import { countCustomerRows, createCustomerFixture } from '../support/database.ts';
-import { VALID_REPORT, blockedPromptAnswer, errorAnswer, reportAnswer, textAnswer } from '../generation/fake-gemini-server.ts';
-import type { FakeGeminiAnswer } from '../generation/fake-gemini-server.ts';
-import { expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
-import { errorOf, expectNoInternalDetail } from './support/leaks.ts';
+import { VALID_REPORT, blockedPromptAnswer, errorAnswer, reportAnswer, textAnswer } from '../support/generation/fake-gemini-server.ts';
+import type { FakeGeminiAnswer } from '../support/generation/fake-gemini-server.ts';
+import { expectCleanLog, useGeminiRun } from '../support/e2e/gemini-service.ts';
+import { errorOf, expectNoInternalDetail } from '../support/e2e/leaks.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const { priority: _priority, ...withoutPriority } = VALID_REPORT;
@@ -41,16 +41,10 @@ const CASES: [string, FakeGeminiAnswer, ErrorCode][] = [
   ['a 200 that is not the protocol (HTML)', { kind: 'raw', contentType: 'text/html', body: '<html>secret provider detail</html>' }, 'report_generation_failed'],
 ];
 
-describe('Gemini end to end: every failure class gives its code, stores nothing and says nothing (issue 5, R24)', function () {
+describe('Gemini end to end: every failure class gives its code, stores nothing and says nothing (R24)', function () {
   this.timeout(60_000);
-  let run: GeminiRun;
-  const customerKeys: string[] = [];
-
-  before(async () => {
-    run = await startGeminiRun();
-  });
-  afterEach(() => run.gemini.reset());
-  after(() => stopGeminiRun(run));
+  const suite = useGeminiRun();
+  const { customerKeys } = suite;
 
   for (const [what, answer, code] of CASES) {
     it(`${what} gives ${code}; nothing stored or counted; no provider detail in the response (R24)`, async () => {
@@ -58,34 +52,34 @@ describe('Gemini end to end: every failure class gives its code, stores nothing 
       customerKeys.push(customer.apiKey);
       const before = await countCustomerRows(customer.customerId);
       // Every attempt (the first and a retry) gets the same answer.
-      run.gemini.setDefault(answer);
-      const res = await client(run.service.url, customer.apiKey).createReport(
+      suite.run.gemini.setDefault(answer);
+      const res = await client(suite.run.service.url, customer.apiKey).createReport(
         { context: 'property_maintenance', language: 'en', evidence: { text: 'Water is dripping from the kitchen sink.' } },
         { 'Idempotency-Key': randomUUID() },
       );
       expectApiError(res, code);
       expect(errorOf(res).details, 'no details for a generator failure').to.equal(undefined);
-      expect(run.gemini.requests.length, 'Gemini was called').to.be.within(1, 2);
+      expect(suite.run.gemini.requests.length, 'Gemini was called').to.be.within(1, 2);
       expect(await countCustomerRows(customer.customerId), 'nothing stored, counted or claimed').to.deep.equal(before);
-      expectNoInternalDetail(res, [run.model, run.geminiKey, customer.apiKey, ...PROVIDER_WORDS, 'kitchen sink', 'Request data']);
+      expectNoInternalDetail(res, [suite.run.model, suite.run.geminiKey, customer.apiKey, ...PROVIDER_WORDS, 'kitchen sink', 'Request data']);
     });
   }
 
   it('a failure never falls back to another generator: the next good answer is used as given (R25)', async () => {
     const customer = await createCustomerFixture();
     customerKeys.push(customer.apiKey);
-    run.gemini.setDefault(errorAnswer(400));
-    const api = client(run.service.url, customer.apiKey);
+    suite.run.gemini.setDefault(errorAnswer(400));
+    const api = client(suite.run.service.url, customer.apiKey);
     const failed = await api.createReport({ context: 'property_maintenance', evidence: { text: 'Leak.' } });
     expectApiError(failed, 'report_generation_failed');
-    run.gemini.setDefault(reportAnswer());
+    suite.run.gemini.setDefault(reportAnswer());
     const ok = await api.createReport<{ result: unknown }>({ context: 'property_maintenance', evidence: { text: 'Leak.' } });
     expect(ok.status, ok.text).to.equal(201);
     expect(ok.body.result).to.deep.equal(VALID_REPORT);
     expect((await countCustomerRows(customer.customerId)).usage_record).to.equal(1);
   });
 
-  it('the log of the run names no key, and no model or provider message in ordinary lines (R26, issue 5)', () => {
-    expectCleanLog(run, customerKeys, PROVIDER_WORDS);
+  it('the log of the run names no key, and no model or provider message in ordinary lines (R26)', () => {
+    expectCleanLog(suite.run, customerKeys, PROVIDER_WORDS);
   });
 });

@@ -1,19 +1,19 @@
 // Images as phones send them, through the whole service with the Gemini adapter against the
-// recording fake (R22, R38, issue 12): what reaches Gemini is each image's normalized form only
+// recording fake (R22, R38): what reaches Gemini is each image's normalized form only
 // (upright, no metadata block, so no GPS; sRGB; one frame; scaled down, never up), and the
 // stored report keeps the facts of the original and of the normalized form, never bytes.
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { createCustomerFixture } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
-import { sentData, sentImages } from '../generation/gemini-request-inspection.ts';
-import type { ImageServer } from '../images/support/image-server.ts';
-import { serve } from '../images/support/image-server.ts';
-import { animation, cmykJpeg, phonePhoto, png16, transparentPng } from '../images/support/made-images.ts';
-import { decodedMetadata, metadataBlocks } from '../images/support/metadata-blocks.ts';
-import { startImageHost } from './support/image-host.ts';
-import { expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
-import { storedReport } from './support/stored-reports.ts';
+import { sentData, sentImages } from '../support/generation/gemini-request-inspection.ts';
+import type { ImageServer } from '../support/images/image-server.ts';
+import { serve } from '../support/images/image-server.ts';
+import { animation, cmykJpeg, phonePhoto, png16, transparentPng } from '../support/images/made-images.ts';
+import { decodedMetadata, metadataBlocks } from '../support/images/metadata-blocks.ts';
+import { startImageHost } from '../support/e2e/image-host.ts';
+import { expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from '../support/e2e/gemini-service.ts';
+import { storedReport } from '../support/e2e/stored-reports.ts';
 
 const MAX = 512;
 
@@ -26,7 +26,7 @@ interface Made {
   readonly sent: [string, number, number];
 }
 
-describe('Gemini end to end: phone photos reach the generator normalized, and only so (R22, R38, issue 12)', function () {
+describe('Gemini end to end: phone photos reach the generator normalized, and only so (R22, R38)', function () {
   this.timeout(60_000);
   let run: GeminiRun;
   let host: ImageServer;

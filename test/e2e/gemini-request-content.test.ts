@@ -1,47 +1,36 @@
-// What Gemini receives when the whole service runs (issue 5, spec section 1, R22, R38): the key
+// What Gemini receives when the whole service runs (spec section 1, R22, R38): the key
 // in x-goog-api-key, the configured model, the context, the language guidance and the evidence
 // text, and each image as inline bytes of its normalized form, never its URL nor the original.
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { client } from '../support/http-client.ts';
 import { createCustomerFixture } from '../support/database.ts';
-import type { ImageServer } from '../images/support/image-server.ts';
-import { sentData, sentImages } from '../generation/gemini-request-inspection.ts';
-import { IMAGES, startImageHost } from './support/image-host.ts';
-import { expectCleanLog, startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
+import { sentData, sentImages } from '../support/generation/gemini-request-inspection.ts';
+import { IMAGES } from '../support/e2e/image-host.ts';
+import { expectCleanLog, useGeminiRun } from '../support/e2e/gemini-service.ts';
 
-describe('Gemini end to end: the request carries the key, the context, the language and the image bytes, never a URL (issue 5, R22)', function () {
+describe('Gemini end to end: the request carries the key, the context, the language and the image bytes, never a URL (R22)', function () {
   this.timeout(30_000);
-  let run: GeminiRun;
-  let host: ImageServer;
-  const customerKeys: string[] = [];
-
-  before(async () => {
-    host = await startImageHost();
-    run = await startGeminiRun();
-  });
-  after(async () => {
-    await stopGeminiRun(run);
-    await host?.close();
-  });
+  const suite = useGeminiRun({}, { resetAfterEach: false, imageHost: true });
+  const { customerKeys } = suite;
 
   it('one generateContent call with the key header, the model, the request data and the normalized bytes inline (R22, R38)', async () => {
     const customer = await createCustomerFixture();
     customerKeys.push(customer.apiKey);
     const served = [IMAGES.jpeg, IMAGES.png, IMAGES.webp, IMAGES.gif];
     const text = 'Der Aufzug im Haus B bleibt zwischen den Etagen stehen.';
-    const res = await client(run.service.url, customer.apiKey).createReport({
+    const res = await client(suite.run.service.url, customer.apiKey).createReport({
       context: 'field_inspection',
       language: 'de-CH',
-      evidence: { text, images: served.map((i) => ({ url: host.url(i.path) })) },
+      evidence: { text, images: served.map((i) => ({ url: suite.host.url(i.path) })) },
     });
     expect(res.status, res.text).to.equal(201);
 
-    expect(run.gemini.requests).to.have.length(1);
-    const request = run.gemini.requests[0]!;
+    expect(suite.run.gemini.requests).to.have.length(1);
+    const request = suite.run.gemini.requests[0]!;
     expect(request.method).to.equal('POST');
-    expect(request.model).to.equal(run.model);
-    expect(request.headers['x-goog-api-key']).to.equal(run.geminiKey);
+    expect(request.model).to.equal(suite.run.model);
+    expect(request.headers['x-goog-api-key']).to.equal(suite.run.geminiKey);
 
     const data = sentData(request);
     expect(data.context).to.equal('field_inspection');
@@ -63,7 +52,7 @@ describe('Gemini end to end: the request carries the key, the context, the langu
     // (The Host header names the fake Gemini's own loopback address: left out.)
     const { host: _geminiHost, ...headers } = request.headers;
     const everything = `${request.url}\n${JSON.stringify(headers)}\n${request.rawBody}`;
-    for (const word of ['127.0.0.1', `:${host.port}`, '/photos/', 'tiny.', customer.apiKey, 'x-api-key']) {
+    for (const word of ['127.0.0.1', `:${suite.host.port}`, '/photos/', 'tiny.', customer.apiKey, 'x-api-key']) {
       expect(everything.toLowerCase(), `the Gemini request names ${word}`).not.to.include(word.toLowerCase());
     }
     expect(request.rawBody).not.to.match(/https?:\/\//i);
@@ -72,13 +61,13 @@ describe('Gemini end to end: the request carries the key, the context, the langu
   it('images-only evidence sends the normalized bytes inline and no evidence text (R22, R28, R38)', async () => {
     const customer = await createCustomerFixture();
     customerKeys.push(customer.apiKey);
-    const before = run.gemini.requests.length;
-    const res = await client(run.service.url, customer.apiKey).createReport({
+    const before = suite.run.gemini.requests.length;
+    const res = await client(suite.run.service.url, customer.apiKey).createReport({
       context: 'delivery_confirmation',
-      evidence: { images: [{ url: host.url(IMAGES.png.path) }] },
+      evidence: { images: [{ url: suite.host.url(IMAGES.png.path) }] },
     });
     expect(res.status, res.text).to.equal(201);
-    const request = run.gemini.requests[before]!;
+    const request = suite.run.gemini.requests[before]!;
     const data = sentData(request);
     expect(data.context).to.equal('delivery_confirmation');
     expect(data.outputLanguage).to.equal(null);
@@ -90,7 +79,7 @@ describe('Gemini end to end: the request carries the key, the context, the langu
     expect(request.rawBody).not.to.match(/https?:\/\/|127\.0\.0\.1/i);
   });
 
-  it('the log of the run names neither the Gemini key nor a customer key, nor the model in ordinary lines (R26, issue 5)', () => {
-    expectCleanLog(run, customerKeys);
+  it('the log of the run names neither the Gemini key nor a customer key, nor the model in ordinary lines (R26)', () => {
+    expectCleanLog(suite.run, customerKeys);
   });
 });

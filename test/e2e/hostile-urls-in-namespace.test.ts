@@ -1,35 +1,20 @@
-// Hostile URLs against the whole service in a network namespace that has only loopback (issue 3
-// "How it will be checked"): the files test/e2e/netns/*.netns.ts run in a child started under
+// Hostile URLs against the whole service in a network namespace that has only loopback
+// (spec 4.1, R22): the files test/e2e/netns/*.netns.ts run in a child started under
 // `unshare -rn`, through `node scripts/test.ts`, so the child has the suite's root hooks (every
 // response checked against the contract) and an embedded PGlite database of its own, started
 // inside the namespace. Nothing the service does there can leave the machine, and the child's
 // port guards and connection log prove it connected nowhere it must not. This test passes only
 // if the child ran its files and every test in them passed. Without `unshare -rn` it FAILS:
 // the check is not optional.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { quote, REPO, runChild } from '../support/e2e/namespace-child.ts';
 
-const REPO = path.resolve(import.meta.dirname, '..', '..');
 const NETNS_DIR = path.join(REPO, 'test', 'e2e', 'netns');
 
-function quote(arg: string): string {
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', (error) => resolve({ code: null, output: `${output}\ncould not start ${command}: ${error.message}` }));
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
-
-describe('hostile URLs against the whole service in a loopback-only network namespace (issue 3 "How it will be checked", R22, R23)', function () {
+describe('hostile URLs against the whole service in a loopback-only network namespace (R22, R23)', function () {
   this.timeout(300_000);
 
   it('`unshare -rn` is available: this check cannot be skipped', () => {
@@ -53,7 +38,7 @@ describe('hostile URLs against the whole service in a loopback-only network name
     const env: NodeJS.ProcessEnv = { ...process.env, E2E_NETNS: '1' };
     delete env.DATABASE_URL;
     delete env.TEST_DATABASE_URL;
-    const { code, output } = await run('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${command}`], env);
+    const { code, output } = await runChild('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${command}`], env);
     const passing = Number(/(\d+) passing/.exec(output)?.[1] ?? 0);
     expect(/\d+ (failing|pending)/.test(output), `a failing or pending test in the namespace:\n${output}`).to.equal(false);
     expect(code, output).to.equal(0);

@@ -1,4 +1,4 @@
-// Image evidence end to end (issue 4 step 7, issue 3, issue 12): the whole service, with the
+// Image evidence end to end: the whole service, with the
 // production HttpImageFetcher and normalizer and the generator chosen from the environment
 // (offline here), fetches real PNG, JPEG, GIF and WebP bytes from a local host (allowed by
 // REMOTE_IMAGE_ALLOW_CIDRS) and stores what it fetched: type, size, pixel size and SHA-256 of
@@ -7,11 +7,11 @@ import { expect } from 'chai';
 import { client } from '../support/http-client.ts';
 import { countCustomerRows, createCustomerFixture } from '../support/database.ts';
 import { useService } from '../support/use-service.ts';
-import type { ImageServer } from '../images/support/image-server.ts';
-import { IMAGES, startImageHost } from './support/image-host.ts';
-import { storedReport } from './support/stored-reports.ts';
-import type { ServedImage } from './support/image-host.ts';
-import type { StoredImage } from './support/stored-reports.ts';
+import type { ImageServer } from '../support/images/image-server.ts';
+import { IMAGES, startImageHost } from '../support/e2e/image-host.ts';
+import { storedReport } from '../support/e2e/stored-reports.ts';
+import type { ServedImage } from '../support/e2e/image-host.ts';
+import type { StoredImage } from '../support/e2e/stored-reports.ts';
 
 const ALL = [IMAGES.png, IMAGES.jpeg, IMAGES.gif, IMAGES.webp];
 
@@ -27,7 +27,7 @@ function expectStored(stored: StoredImage, index: number, served: ServedImage): 
   expect(sizeBytes).to.be.greaterThan(100);
 }
 
-describe('image evidence end to end: fetched through the boundary and stored as metadata (issue 4 step 7, R22)', function () {
+describe('image evidence end to end: fetched through the boundary and stored as metadata (R22)', function () {
   this.timeout(30_000);
   let host: ImageServer;
 

@@ -8,30 +8,23 @@ import { expect } from 'chai';
 import { client } from '../support/http-client.ts';
 import { createCustomerFixture } from '../support/database.ts';
 import { useService } from '../support/use-service.ts';
-import type { ImageServer } from '../images/support/image-server.ts';
-import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
-import { geminiEnv } from './support/gemini-service.ts';
-import { IMAGES, startImageHost } from './support/image-host.ts';
+import { geminiEnv } from '../support/e2e/gemini-service.ts';
+import { IMAGES } from '../support/e2e/image-host.ts';
+import { startImageRig, type ImageRig } from '../support/e2e/image-rig.ts';
 
 const RESULT_FIELDS = ['category', 'confidence', 'description', 'priority', 'riskFlags', 'suggestedNextStep', 'tags', 'title'];
 
 describe('the 201 of image evidence carries no URL and no image metadata (spec 2.2, R22)', function () {
   this.timeout(30_000);
-  let host: ImageServer;
-  let gemini: FakeGemini;
-
+  let rig: ImageRig;
   before(async () => {
-    host = await startImageHost();
-    gemini = await startFakeGemini();
+    rig = await startImageRig();
   });
   const services = {
     offline: useService({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32' }),
-    gemini: useService(() => ({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', ...geminiEnv(gemini) })),
+    gemini: useService(() => ({ REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', ...geminiEnv(rig.gemini) })),
   };
-  after(async () => {
-    await gemini?.stop();
-    await host?.close();
-  });
+  after(() => rig?.close());
 
   for (const generator of ['gemini', 'offline'] as const) {
     for (const withText of [true, false]) {
@@ -40,7 +33,7 @@ describe('the 201 of image evidence carries no URL and no image metadata (spec 2
         const images = Object.values(IMAGES);
         const res = await client(services[generator].service.url, customer.apiKey).createReport<Record<string, unknown>>({
           context: 'inventory_check',
-          evidence: { ...(withText ? { text: 'Shelf 4 is missing two boxes.' } : {}), images: images.map((i) => ({ url: host.url(i.path) })) },
+          evidence: { ...(withText ? { text: 'Shelf 4 is missing two boxes.' } : {}), images: images.map((i) => ({ url: rig.host.url(i.path) })) },
         });
         expect(res.status, res.text).to.equal(201);
         expect(Object.keys(res.body).sort()).to.deep.equal(['id', 'result', 'status', 'usage']);
@@ -52,7 +45,7 @@ describe('the 201 of image evidence carries no URL and no image metadata (spec 2
         // host, port or hash either.
         const outsideDescription = JSON.stringify({ ...res.body, result: { ...result, description: '' } }).toLowerCase();
         const everywhere = res.text.toLowerCase();
-        const neverAnywhere = ['http', '127.0.0.1', `:${host.port}`, String(host.port), '/photos/', 'tiny.', 'sha256', 'sizebytes', 'mimetype'];
+        const neverAnywhere = ['http', '127.0.0.1', `:${rig.host.port}`, String(rig.host.port), '/photos/', 'tiny.', 'sha256', 'sizebytes', 'mimetype'];
         for (const image of images) neverAnywhere.push(image.sha256, image.sha256.slice(0, 12));
         for (const word of neverAnywhere) expect(everywhere, `the 201 names ${word}`).not.to.include(word.toLowerCase());
         for (const word of ['image/', 'imageindex', String(IMAGES.jpeg.bytes.length)]) {

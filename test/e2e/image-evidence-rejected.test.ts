@@ -4,11 +4,11 @@
 // details {imageIndex} only; no report, no unit, no generator call, nothing internal said.
 import { expect } from 'chai';
 import { useService } from '../support/use-service.ts';
-import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
-import { geminiEnv } from './support/gemini-service.ts';
-import type { ImageServer } from '../images/support/image-server.ts';
-import { startImageHost, startV6Guard } from './support/image-host.ts';
-import { expectImageFailure } from './support/image-failure.ts';
+import { startFakeGemini, type FakeGemini } from '../support/generation/fake-gemini-server.ts';
+import { geminiEnv } from '../support/e2e/gemini-service.ts';
+import type { ImageServer } from '../support/images/image-server.ts';
+import { startImageHost, startV6Guard } from '../support/e2e/image-host.ts';
+import { expectImageFailure } from '../support/e2e/image-failure.ts';
 
 const MAX_BYTES = 4096;
 

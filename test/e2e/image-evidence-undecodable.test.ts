@@ -1,4 +1,4 @@
-// Decode before accepting, through the whole service (R38, R23, issue 12): bytes whose first
+// Decode before accepting, through the whole service (R38, R23): bytes whose first
 // bytes are right but that do not decode (truncated JPEG and PNG, a signature followed by
 // garbage) and decompression bombs give 422 remote_evidence_image_rejected with details
 // {imageIndex} only; no report, no unit, nothing sent to the generator, nothing internal said.
@@ -7,15 +7,15 @@ import sharp from 'sharp';
 import { createCustomerFixture } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
 import { useService } from '../support/use-service.ts';
-import { startFakeGemini, type FakeGemini } from '../generation/fake-gemini-server.ts';
-import type { ImageServer } from '../images/support/image-server.ts';
-import { serve } from '../images/support/image-server.ts';
-import { jpegBomb, phonePhoto, PNG_SIGNATURE, pngBomb, polyglot, truncated } from '../images/support/made-images.ts';
-import { geminiEnv } from './support/gemini-service.ts';
-import { startImageHost } from './support/image-host.ts';
-import { expectImageFailure } from './support/image-failure.ts';
+import { startFakeGemini, type FakeGemini } from '../support/generation/fake-gemini-server.ts';
+import type { ImageServer } from '../support/images/image-server.ts';
+import { serve } from '../support/images/image-server.ts';
+import { jpegBomb, phonePhoto, PNG_SIGNATURE, pngBomb, polyglot, truncated } from '../support/images/made-images.ts';
+import { geminiEnv } from '../support/e2e/gemini-service.ts';
+import { startImageHost } from '../support/e2e/image-host.ts';
+import { expectImageFailure } from '../support/e2e/image-failure.ts';
 
-describe('images that do not decode, and bombs, give 422 remote_evidence_image_rejected through the whole service (R38, issue 12)', function () {
+describe('images that do not decode, and bombs, give 422 remote_evidence_image_rejected through the whole service (R38)', function () {
   this.timeout(60_000);
   let host: ImageServer;
   let gemini: FakeGemini;

@@ -1,4 +1,4 @@
-// Keys never reach the log (spec section 5 rule 2, R26, issue 5): across a run of the whole
+// Keys never reach the log (spec section 5 rule 2, R26): across a run of the whole
 // service with trace logging (every level on) and the Gemini generator, the customer's x-api-key
 // value, wrong and revoked keys that were tried, keys put in the query string, and the Gemini
 // key appear in no log line, whatever the outcome (201, replay, 400, 401, 403, 404, 405, 422, 502,
@@ -8,11 +8,10 @@ import { expect } from 'chai';
 import { setKeyStatus } from '../../src/admin/keys.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { client, send } from '../support/http-client.ts';
-import { errorAnswer, reportAnswer } from '../generation/fake-gemini-server.ts';
-import type { ImageServer } from '../images/support/image-server.ts';
-import { IMAGES, startImageHost } from './support/image-host.ts';
-import { startGeminiRun, stopGeminiRun, type GeminiRun } from './support/gemini-service.ts';
-import { LEVEL } from './support/logged-service.ts';
+import { errorAnswer, reportAnswer } from '../support/generation/fake-gemini-server.ts';
+import { IMAGES } from '../support/e2e/image-host.ts';
+import { useGeminiRun } from '../support/e2e/gemini-service.ts';
+import { LEVEL } from '../support/e2e/logged-service.ts';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const randomKey = (): string => `ers_live_${Array.from(randomBytes(40), (b) => BASE62[b % 62]).join('')}`;
@@ -27,17 +26,7 @@ function fragments(key: string): string[] {
 
 describe('keys never reach the log, at any level, whatever the outcome (spec 5 rule 2, R26)', function () {
   this.timeout(30_000);
-  let run: GeminiRun;
-  let host: ImageServer;
-
-  before(async () => {
-    host = await startImageHost();
-    run = await startGeminiRun();
-  });
-  after(async () => {
-    await stopGeminiRun(run);
-    await host?.close();
-  });
+  const suite = useGeminiRun({}, { resetAfterEach: false, imageHost: true });
 
   it('a run of successes and failures with trace logging: no customer key, tried key or Gemini key in any line', async () => {
     const customer = await createCustomerFixture();
@@ -46,7 +35,7 @@ describe('keys never reach the log, at any level, whatever the outcome (spec 5 r
     await setKeyStatus(await testEm(), { apiKeyId: revoked.apiKeyId, status: 'revoked' });
     const wrongKey = randomKey();
     const almostKey = `${customer.apiKey.slice(0, -1)}${customer.apiKey.endsWith('A') ? 'B' : 'A'}`;
-    const api = client(run.service.url, customer.apiKey);
+    const api = client(suite.run.service.url, customer.apiKey);
     const body = { context: 'property_maintenance', evidence: { text: 'Water is leaking under the sink.' } };
     const statuses: number[] = [];
     const note = (status: number) => statuses.push(status);
@@ -54,37 +43,37 @@ describe('keys never reach the log, at any level, whatever the outcome (spec 5 r
     const idempotencyKey = randomUUID();
     note((await api.createReport(body, { 'Idempotency-Key': idempotencyKey })).status); // 201
     note((await api.createReport(body, { 'Idempotency-Key': idempotencyKey })).status); // 201 replay
-    note((await api.createReport({ context: 'property_maintenance', evidence: { images: [{ url: host.url(IMAGES.png.path) }] } })).status);
-    note((await api.createReport({ context: 'property_maintenance', evidence: { images: [{ url: host.url('/missing.png') }] } })).status); // 422
+    note((await api.createReport({ context: 'property_maintenance', evidence: { images: [{ url: suite.host.url(IMAGES.png.path) }] } })).status);
+    note((await api.createReport({ context: 'property_maintenance', evidence: { images: [{ url: suite.host.url('/missing.png') }] } })).status); // 422
     note((await api.currentUsage()).status); // 200
-    note((await send(run.service.url, 'POST', '/v1/evidence/reports', { raw: '{"context":', headers: { 'x-api-key': customer.apiKey, 'content-type': 'application/json' } })).status); // 400
-    note((await send(run.service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': wrongKey } })).status); // 401
-    note((await send(run.service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': almostKey } })).status); // 401
-    note((await send(run.service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': revoked.apiKey } })).status); // 401
-    note((await send(run.service.url, 'GET', '/v1/usage/current', { headers: { 'x-api-key': wrongKey } })).status); // 401
-    note((await send(run.service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': [customer.apiKey, wrongKey] } })).status); // 401
-    note((await send(run.service.url, 'POST', `/v1/evidence/reports?x-api-key=${customer.apiKey}&api_key=${customer.apiKey}`, { body })).status); // 401
-    note((await send(run.service.url, 'GET', `/v1/usage/current?x-api-key=${customer.apiKey}`)).status); // 401
-    note((await client(run.service.url, other.apiKey).createReport(body)).status); // 403
-    note((await send(run.service.url, 'GET', `/v1/nowhere?key=${customer.apiKey}`, { headers: { 'x-api-key': customer.apiKey } })).status); // 404
-    note((await send(run.service.url, 'DELETE', '/v1/usage/current', { headers: { 'x-api-key': customer.apiKey } })).status); // 405
-    run.gemini.setDefault(errorAnswer(400));
+    note((await send(suite.run.service.url, 'POST', '/v1/evidence/reports', { raw: '{"context":', headers: { 'x-api-key': customer.apiKey, 'content-type': 'application/json' } })).status); // 400
+    note((await send(suite.run.service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': wrongKey } })).status); // 401
+    note((await send(suite.run.service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': almostKey } })).status); // 401
+    note((await send(suite.run.service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': revoked.apiKey } })).status); // 401
+    note((await send(suite.run.service.url, 'GET', '/v1/usage/current', { headers: { 'x-api-key': wrongKey } })).status); // 401
+    note((await send(suite.run.service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': [customer.apiKey, wrongKey] } })).status); // 401
+    note((await send(suite.run.service.url, 'POST', `/v1/evidence/reports?x-api-key=${customer.apiKey}&api_key=${customer.apiKey}`, { body })).status); // 401
+    note((await send(suite.run.service.url, 'GET', `/v1/usage/current?x-api-key=${customer.apiKey}`)).status); // 401
+    note((await client(suite.run.service.url, other.apiKey).createReport(body)).status); // 403
+    note((await send(suite.run.service.url, 'GET', `/v1/nowhere?key=${customer.apiKey}`, { headers: { 'x-api-key': customer.apiKey } })).status); // 404
+    note((await send(suite.run.service.url, 'DELETE', '/v1/usage/current', { headers: { 'x-api-key': customer.apiKey } })).status); // 405
+    suite.run.gemini.setDefault(errorAnswer(400));
     note((await api.createReport(body)).status); // 502
-    run.gemini.setDefault(errorAnswer(503));
+    suite.run.gemini.setDefault(errorAnswer(503));
     note((await api.createReport(body)).status); // 503 after one retry (a debug line)
-    run.gemini.setDefault(reportAnswer());
+    suite.run.gemini.setDefault(reportAnswer());
 
     expect(new Set(statuses)).to.deep.equal(new Set([201, 200, 400, 401, 403, 404, 405, 422, 502, 503]));
-    expect(run.gemini.requests.length, 'Gemini calls: 2 reports, 1 failed, 2 attempts of the retried one').to.equal(5);
+    expect(suite.run.gemini.requests.length, 'Gemini calls: 2 reports, 1 failed, 2 attempts of the retried one').to.equal(5);
 
-    const lines = run.log.lines;
+    const lines = suite.run.log.lines;
     expect(lines.filter((l) => l.level <= LEVEL.debug).length, 'debug lines were written').to.be.greaterThan(0);
     expect(lines.filter((l) => l.raw.includes('"msg":"request"')).length, 'one access line per request').to.be.at.least(statuses.length);
-    const text = run.log.text();
+    const text = suite.run.log.text();
     for (const key of [customer.apiKey, other.apiKey, revoked.apiKey, wrongKey, almostKey]) {
       for (const fragment of fragments(key)) expect(text, 'a customer key (or part of one) reached the log').not.to.include(fragment);
     }
-    expect(text, 'the Gemini key reached the log').not.to.include(run.geminiKey);
-    expect(text, 'the Gemini key reached the log').not.to.include(run.geminiKey.replace(/^test-key-/, ''));
+    expect(text, 'the Gemini key reached the log').not.to.include(suite.run.geminiKey);
+    expect(text, 'the Gemini key reached the log').not.to.include(suite.run.geminiKey.replace(/^test-key-/, ''));
   });
 });

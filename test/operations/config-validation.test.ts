@@ -1,4 +1,4 @@
-// operator-interface.md "Environment" (style guide point 7): a bad value stops the start with
+// operator-interface.md "Environment": a bad value stops the start with
 // exit code 1 and one clear line on stderr naming the variable, and nothing else happens: no
 // listening, no log line, no echo of a secret.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// operator-interface.md "Environment" (style guide point 7): loadConfig, the function main.ts
+// operator-interface.md "Environment": loadConfig, the function main.ts
 // calls first, rejects every bad value with one line naming the variable, treats an empty
 // variable as unset, and freezes what it returns.
 import { expect } from 'chai';
@@ -27,6 +27,8 @@ const BAD: [variable: string, env: Record<string, string>][] = [
   ['IMAGE_MAX_PIXELS', { IMAGE_MAX_PIXELS: '1e9x' }],
   ['METRICS_PORT', { METRICS_PORT: '65536' }],
   ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }],
+  ['IMAGE_ALLOWED_PORTS', { IMAGE_ALLOWED_PORTS: '8443,70000' }],
+  ['IMAGE_ALLOWED_PORTS', { IMAGE_ALLOWED_PORTS: 'https' }],
 ];
 
 describe('configuration values (operator-interface.md)', () => {

@@ -13,7 +13,7 @@ import { proxyToTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
 import { useService } from '../support/use-service.ts';
 import { viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { bodyNumber, customerTotals, waitFor, type Caller } from '../reports/support.ts';
+import { bodyNumber, customerTotals, waitFor, type Caller } from '../support/reports.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const CONNECT_MS = 800;
@@ -39,10 +39,10 @@ const withKey = (client: Caller, n: number) =>
   client.create(bodyNumber(n), { headers: { 'idempotency-key': `partition-${n}` } });
 
 // The statements each step sends, in processing order (spec section 1). Step 1's one read
-// (caller_facts, issue 11) also brings the facts of steps 4 and 6 and of GET usage, so a database
+// (caller_facts) also brings the facts of steps 4 and 6 and of GET usage, so a database
 // that hangs during it is step 1's 503 for both operations; steps 4 and 6 send nothing of their
 // own (each fails closed with its own 503 when only its fact cannot be read:
-// test/reports/dependency-failures.test.ts).
+// test/integration/reports/dependency-failures.test.ts).
 const STEPS: StepCase[] = [
   { step: '1. authentication (POST)', markers: ['caller_facts'], code: 'api_key_authentication_unavailable', send: withKey },
   { step: '1. authentication (GET usage)', markers: ['caller_facts'], code: 'api_key_authentication_unavailable', send: (client) => client.usage() },

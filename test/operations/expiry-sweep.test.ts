@@ -60,7 +60,7 @@ async function withSweepDatabase(
   });
 }
 
-const sweeper = async (orm: MikroORM, options: { batchSize?: number; maxBatches?: number } = {}) =>
+const sweeper = async (orm: MikroORM, options: { batchSize?: number; maxBatches?: number; lock?: 'session' | 'statement' } = {}) =>
   new ExpirySweeper({ pool: await orm.em.getConnection().getNativeClient(), clock: new FixedClock(NOW), intervalMs: 300_000, ...options });
 
 describe('the expiry sweep deletes what has expired and nothing else (R36)', function () {
@@ -104,11 +104,33 @@ describe('the expiry sweep deletes what has expired and nothing else (R36)', fun
     }, withServerDatabase);
   });
 
+  // R47: behind a transaction-mode pooler without DATABASE_DIRECT_URL each batch locks in its own statement.
+  it('with a lock per statement (behind a pooler, R47): the same rows go, in the same batches; while another session holds the lock the round is skipped', async () => {
+    await withSweepDatabase(async (orm) => {
+      const sweep = await sweeper(orm, { batchSize: 2, maxBatches: 2, lock: 'statement' });
+      const other = await (await orm.em.getConnection().getNativeClient()).connect();
+      try {
+        await other.query('select pg_advisory_lock(7302113036)');
+        expect(await sweep.sweepOnce()).to.equal('skipped');
+      } finally {
+        await other.query('select pg_advisory_unlock(7302113036)');
+        other.release();
+      }
+      expect(await sweep.sweepOnce()).to.deep.equal({ idempotencyRecords: 4, rateLimitCounters: 2 });
+      expect(await sweep.sweepOnce()).to.deep.include({ idempotencyRecords: 4 });
+      expect(await sweep.sweepOnce()).to.deep.include({ idempotencyRecords: 3 });
+      expect(await keys(orm)).to.deep.equal({
+        idempotency: ['lease-running', 'retention-running'],
+        counters: ['sweep-test:no-expiry', 'sweep-test:window-running'],
+      });
+    }, withServerDatabase);
+  });
+
   it('a swept key is used again as new (R14)', async () => {
     await withSweepDatabase(async (orm, customerId) => {
       await (await sweeper(orm)).sweepOnce();
       const store = new PgIdempotencyStore({ sql: await createSql(orm), clock: new FixedClock(NOW), leaseMs: 60_000, retentionMs: 24 * HOUR });
-      const outcome = await store.claim(customerId, 'retention-passed-0', 'b'.repeat(64), NOW);
+      const outcome = await store.claim({ customerId, mode: 'live' }, 'retention-passed-0', 'b'.repeat(64), NOW);
       expect(outcome.kind).to.equal('claimed');
       store.close();
     });

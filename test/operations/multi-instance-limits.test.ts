@@ -12,7 +12,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createCustomerFixture, createServerDatabase, openOrm, type CustomerFixture } from '../support/database.ts';
 import { client, type TestResponse } from '../support/http-client.ts';
 import { killInstances, startInstances, stopInstances, type Instance } from '../support/instances.ts';
-import { bodyNumber, customerTotals, isReplay, type CreatedReport } from '../reports/support.ts';
+import { bodyNumber, customerTotals, isReplay, type CreatedReport } from '../support/reports.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
 const INSTANCES = 3;

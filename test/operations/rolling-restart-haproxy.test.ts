@@ -16,7 +16,7 @@ import { createCustomerFixture, createServerDatabase, openOrm } from '../support
 import { send } from '../support/http-client.ts';
 import { freePort, haproxyConfig, startHaproxy, type Haproxy } from '../support/haproxy.ts';
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts';
-import { bodyNumber, customerTotals, isReplay, REPORTS_PATH } from '../reports/support.ts';
+import { bodyNumber, customerTotals, isReplay, REPORTS_PATH } from '../support/reports.ts';
 
 /** Longer than HAProxy's check interval x fall (1 s x 1) plus a check's time (R35). */
 const DRAIN_MS = 2_500;
@@ -85,8 +85,8 @@ describe('rolling restart behind HAProxy under load (R35)', function () {
     await database?.drop();
   });
 
-  it('the README shows the HAProxy configuration this test runs', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  it('the operator guide shows the HAProxy configuration this test runs', async () => {
+    const readme = await readFile(new URL('../../docs/operations.md', import.meta.url), 'utf8');
     const shown = /```haproxy\n([\s\S]*?)```/.exec(readme)?.[1];
     const expected = haproxyConfig({
       bind: ':8080',
@@ -96,7 +96,7 @@ describe('rolling restart behind HAProxy under load (R35)', function () {
       ],
       statsSocket: '/run/haproxy/admin.sock',
     });
-    expect(shown, 'the ```haproxy block of the README').to.equal(expected);
+    expect(shown, 'the ```haproxy block of docs/operations.md').to.equal(expected);
   });
 
   it('two instances each restarted in turn under a steady load of keyed POSTs: no connection error, no 5xx, no retry by HAProxy, and usage == reports == units == 201s', async () => {

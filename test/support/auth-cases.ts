@@ -1,4 +1,4 @@
-// The shared authentication check (style guide point 11): one list of cases, run against every
+// The shared authentication check: one list of cases, run against every
 // protected operation through the real app on the test database (spec section 5, rulings R5,
 // R19, R21). Every rejection must carry the catalogue's code and fixed message, the request id
 // of its header, and leave no trace: no report, usage, idempotency or rate-limit row, no
@@ -26,9 +26,9 @@ export interface ProtectedOperation {
   successStatus: number;
 }
 
-/** A key of the right shape (R26) that was never issued. */
+/** A key of the right shape (R26: 40 base62 characters, so that R51 lets it reach the database) that was never issued. */
 export function unknownApiKey(): string {
-  return `ers_live_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
+  return `ers_live_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x')}`;
 }
 
 export function runAuthenticationCases(operation: ProtectedOperation): void {

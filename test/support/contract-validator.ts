@@ -1,5 +1,4 @@
 // An independent check that every response the suite sees matches the published contract
-// (issue 2, "a test that every response the suite sees validates against the contract").
 // It does not reuse the server's openapi-backend validator: Ajv compiles the contract's
 // schemas directly, and the response objects are resolved here by hand.
 import { readFileSync } from 'node:fs';

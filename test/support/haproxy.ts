@@ -58,7 +58,7 @@ export function findHaproxy(): string {
   if (process.env.HAPROXY_BIN) return process.env.HAPROXY_BIN;
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
   const found = dirs.filter(Boolean).map((dir) => join(dir, 'haproxy')).find((path) => existsSync(path));
-  // A missing load balancer fails the test, never skips it (issue 9): CI installs it (.ci/run).
+  // A missing load balancer fails the test, never skips it: CI installs it (.ci/run).
   if (!found) throw new Error('haproxy not found: install it (`apt-get install -y haproxy`) or set HAPROXY_BIN');
   return found;
 }
@@ -70,6 +70,18 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Whether something accepts a TCP connection on the loopback port now (a started server is up). */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 export type ServerStats = Record<string, string>;

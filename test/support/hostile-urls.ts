@@ -1,8 +1,8 @@
 // The one list of hostile image URLs, larger than the spec sample (docs/spec/ssrf-sample-cases.json,
-// which stays the spec's own), by class of attack (issue 3, spec 4.1, R8, R22, R23). Each class
+// which stays the spec's own), by class of attack (spec 4.1, R8, R22, R23). Each class
 // states what both levels expect, and both network-namespace suites read it:
 // - `fetcher`: the refusal of HttpImageFetcher given the URL alone, no CIDR allowed, names answered
-//   from HOSTILE_DNS (test/images/netns/hostile-urls.netns.ts);
+//   from HOSTILE_DNS (test/integration/images/netns/hostile-urls.netns.ts);
 // - `service`: the whole service's answer, REMOTE_IMAGE_ALLOW_CIDRS empty, no DNS at all
 //   (test/e2e/netns/hostile-urls.netns.ts): 400 invalid_request_payload where the value is not an
 //   absolute http(s) URL (R8), 422 remote_evidence_image_rejected for a target refused before any
@@ -184,8 +184,16 @@ export const HOSTILE_URLS: readonly HostileClass[] = [
     urls: [
       'http://empty.test/x.png', 'http://nxdomain.test/x.png', 'http://7f000001.a9fea9fe.rbndr.us/', 'http://127.0.0.1.nip.io/',
       'http://169.254.169.254.nip.io/', 'http://localtest.me/', 'http://0x7f.example.com/', 'http://127.0.0.1.example.com/',
-      'http://kubernetes.default.svc/', 'http://ssrf.example.net:6379/', 'http://example.com/x.png', 'https://images.example.org:8443/a.jpg',
+      'http://kubernetes.default.svc/', 'http://example.com/x.png',
     ],
+  },
+  {
+    // Only 80 and 443 (IMAGE_ALLOWED_PORTS adds more): refused before any lookup, so the
+    // fetcher is no port scanner of public hosts, whatever their DNS says.
+    attack: 'ports other than 80 and 443 on names that look public',
+    fetcher: 'bad_port',
+    service: 'rejected',
+    urls: ['http://ssrf.example.net:6379/', 'https://images.example.org:8443/a.jpg', 'http://example.com:22/', 'http://93.184.216.34:8080/x.png', 'http://[2606:4700:4700::1111]:25/'],
   },
 ];
 

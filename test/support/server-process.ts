@@ -13,8 +13,12 @@ export interface ServerProcess {
   stderr(): string;
   /** Resolves when the process has exited. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves with the first log line whose msg is `msg`, rejects if the process exits first. */
-  waitForLog(msg: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /**
+   * Resolves with the first log line whose msg is `msg` (from stdout line `fromLine` on), rejects
+   * if the process exits first. A response can reach the test before the child's stdout does, so a
+   * test that reads the lines a request logged waits for them here.
+   */
+  waitForLog(msg: string, timeoutMs?: number, fromLine?: number): Promise<Record<string, unknown>>;
   /** Kills the child if it still runs (after hooks). */
   kill(): void;
 }
@@ -48,8 +52,8 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
     for (const wake of waiters) wake();
   });
 
-  const parsed = (): Record<string, unknown>[] =>
-    stdoutLines.flatMap((line) => {
+  const parsed = (fromLine: number): Record<string, unknown>[] =>
+    stdoutLines.slice(fromLine).flatMap((line) => {
       try {
         return [JSON.parse(line) as Record<string, unknown>];
       } catch {
@@ -57,11 +61,11 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
       }
     });
 
-  const waitForLog = (msg: string, timeoutMs = 15_000) =>
+  const waitForLog = (msg: string, timeoutMs = 15_000, fromLine = 0) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const timer = setTimeout(() => finish(new Error(`no "${msg}" log line within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
       const check = () => {
-        const found = parsed().find((line) => line.msg === msg);
+        const found = parsed(fromLine).find((line) => line.msg === msg);
         if (found) finish(undefined, found);
         else if (done) finish(new Error(`the server exited before logging "${msg}"; stderr: ${stderr}`));
       };

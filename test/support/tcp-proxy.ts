@@ -1,4 +1,4 @@
-// A small TCP fault proxy for fail-closed tests (issues 4 and 9): the service talks to
+// A small TCP fault proxy for fail-closed tests: the service talks to
 // PostgreSQL or Redis through it.
 // - cut(): drops every open connection and refuses new ones (a server that went away);
 // - blackhole(): a network partition. Open connections stay open but forward nothing, in either

@@ -1,6 +1,6 @@
 // The hooks most test files share, written once: `before` starts the real service on the test
 // database (pools sized for it, serviceEnv) and creates a customer; `after` closes the service
-// and holds the ledger of every caller made here (issue 4: units == stored reports == 201
+// and holds the ledger of every caller made here (R15: units == stored reports == 201
 // answers, no claim left in progress). Call it inside a describe; read the fields in tests.
 // A file that sends as `customer` with a client of its own is not held to the ledger for it:
 // `client` is made, and the customer tracked, on first use.
@@ -8,7 +8,7 @@
 // (a fake Gemini, an image host) is started by a `before` declared above the call, and closed
 // by an `after` declared below it, once the service is closed.
 import type { ServiceOverrides } from '../../src/server.ts';
-import { caller, Ledger, serviceEnv, type Caller } from '../reports/support.ts';
+import { caller, Ledger, serviceEnv, type Caller } from './reports.ts';
 import { createCustomerFixture, type CustomerFixture } from './database.ts';
 import { startTestService, type TestService } from './service.ts';
 

@@ -8,6 +8,8 @@ import { Migration20261121000200_record_evidence_report } from './Migration20261
 import { Migration20261121000300_idempotency_drop_response } from './Migration20261121000300_idempotency_drop_response.ts';
 import { Migration20261123000000_sweep_indexes } from './Migration20261123000000_sweep_indexes.ts';
 import { Migration20261123000100_one_read_of_caller_facts } from './Migration20261123000100_one_read_of_caller_facts.ts';
+import { Migration20261124000100_report_model_tokens } from './Migration20261124000100_report_model_tokens.ts';
+import { Migration20261124000400_test_mode } from './Migration20261124000400_test_mode.ts';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_initial_schema', class: Migration20261121000000_initial_schema },
@@ -16,4 +18,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000300_idempotency_drop_response', class: Migration20261121000300_idempotency_drop_response },
   { name: 'Migration20261123000000_sweep_indexes', class: Migration20261123000000_sweep_indexes },
   { name: 'Migration20261123000100_one_read_of_caller_facts', class: Migration20261123000100_one_read_of_caller_facts },
+  { name: 'Migration20261124000100_report_model_tokens', class: Migration20261124000100_report_model_tokens },
+  { name: 'Migration20261124000400_test_mode', class: Migration20261124000400_test_mode },
 ];

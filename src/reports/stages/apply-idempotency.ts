@@ -3,6 +3,7 @@
 // key 409 idempotency_conflict; a completed one is replayed (R13: it skips steps 6 to 10 and is
 // not blocked by the quota). Protection that cannot be established is 503.
 import { ApiError } from '../../errors/catalogue.ts';
+import type { Mode } from '../../accounts/mode.ts';
 import type { ResultValidator } from '../../generation/result-schema.ts';
 import { requestFingerprint } from '../../idempotency/fingerprint.ts';
 import type { IdempotencyClaim, IdempotencyStore } from '../../idempotency/idempotency-store.ts';
@@ -12,13 +13,15 @@ import type { CreateEvidenceReportRequest, EvidenceReportBody } from '../report-
 export const CREATE_REPORT_METHOD = 'POST';
 export const CREATE_REPORT_PATH = '/v1/evidence/reports';
 
-export type IdempotencyDecision =
+type IdempotencyDecision =
   | { kind: 'unprotected' }
   | { kind: 'claimed'; claim: IdempotencyClaim }
   | { kind: 'replay'; body: EvidenceReportBody };
 
-export interface IdempotencyInput {
+interface IdempotencyInput {
   customerId: string;
+  /** R53: test keys have a namespace of their own. */
+  mode: Mode;
   key: string | undefined;
   request: CreateEvidenceReportRequest;
   now: Date;
@@ -33,7 +36,7 @@ export async function applyIdempotency(
   const fingerprint = requestFingerprint(CREATE_REPORT_METHOD, CREATE_REPORT_PATH, input.request);
   let outcome;
   try {
-    outcome = await store.claim(input.customerId, input.key, fingerprint, input.now);
+    outcome = await store.claim({ customerId: input.customerId, mode: input.mode }, input.key, fingerprint, input.now);
   } catch (cause) {
     throw new ApiError('idempotency_unavailable', { cause });
   }

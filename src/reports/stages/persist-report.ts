@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { PersistenceFailure } from '../../db/persistence-failure.ts';
 import { storableValue } from '../../db/storable.ts';
 import { ApiError, type ErrorCode } from '../../errors/catalogue.ts';
+import type { Mode } from '../../accounts/mode.ts';
 import type { ReportResult } from '../../generation/report-generator.ts';
 import type { IdempotencyCompletion } from '../../idempotency/idempotency-store.ts';
 import type { AcceptedImage } from '../../images/image-set.ts';
@@ -21,8 +22,10 @@ const CODES = {
   claim_lost: 'idempotency_unavailable',
 } as const satisfies Record<PersistenceFailure['kind'], ErrorCode>;
 
-export interface PersistInput {
+interface PersistInput {
   customerId: string;
+  /** R53: the report and its unit are stored in the key's mode. */
+  mode: Mode;
   apiKeyId: string;
   requestId: string;
   request: CreateEvidenceReportRequest;
@@ -57,6 +60,7 @@ export async function persistReport(reports: ReportRepository, input: PersistInp
   const record: ReportRecord = {
     reportId: randomUUID(),
     customerId: input.customerId,
+    mode: input.mode,
     apiKeyId: input.apiKeyId,
     requestId: input.requestId,
     context: input.request.context,
@@ -68,6 +72,7 @@ export async function persistReport(reports: ReportRepository, input: PersistInp
     model: generation.model,
     generationMs: generation.latencyMs,
     tokenUsage: generation.tokenUsage,
+    tokens: generation.tokens,
     at: input.now,
     usageId: randomUUID(),
     units: REQUESTED_UNITS,

@@ -1,12 +1,12 @@
 // The hostile-URL list (test/support/hostile-urls.ts), by class of attack, against the whole
-// service in a loopback-only network namespace (issue 3 "How it will be checked", spec 4.1, R22,
+// service in a loopback-only network namespace (spec 4.1, R22,
 // R23). REMOTE_IMAGE_ALLOW_CIDRS is empty. Outcomes: 400 invalid_request_payload where the value is
 // not an absolute http(s) URL (spec 2.1 rule 3, R8); 422 remote_evidence_image_rejected for a
 // blocked target however it is spelled; 422 or 503 where only DNS could tell. No connection to
 // any refused address, nothing stored, no generator call, no internal detail in any body.
-// The same list runs at the fetcher in test/images/netns/. Started by ../hostile-urls-in-namespace.test.ts.
+// The same list runs at the fetcher in test/integration/images/netns/. Started by ../hostile-urls-in-namespace.test.ts.
 import { ALL_HOSTILE_URLS, HOSTILE_URLS, namedPorts, type ServiceOutcome } from '../../support/hostile-urls.ts';
-import { hostileHarness } from '../support/netns.ts';
+import { hostileHarness } from '../../support/e2e/netns.ts';
 
 const RULED: Record<ServiceOutcome, string> = {
   rejected: '422 remote_evidence_image_rejected for each, no connection (R23)',
@@ -14,7 +14,7 @@ const RULED: Record<ServiceOutcome, string> = {
   rejected_or_unavailable: '422 or 503 for each, never a fetch (R23)',
 };
 
-describe('hostile URLs by class of attack against the whole service, loopback-only namespace: ruled code, no connection (issue 3, R22, R23)', () => {
+describe('hostile URLs by class of attack against the whole service, loopback-only namespace: ruled code, no connection (R22, R23)', () => {
   const harness = hostileHarness({}, namedPorts(ALL_HOSTILE_URLS));
 
   for (const { attack, service, urls } of HOSTILE_URLS) {

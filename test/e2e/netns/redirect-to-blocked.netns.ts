@@ -1,5 +1,5 @@
 // Redirects from an allowed local image host to blocked targets, against the whole service in a
-// loopback-only network namespace (issue 3 "How it will be checked", spec 4.1, R22, R23). Only
+// loopback-only network namespace (spec 4.1, R22, R23). Only
 // here is REMOTE_IMAGE_ALLOW_CIDRS set (127.0.0.1/32, the origin): every hop is a new target
 // checked from scratch, so a redirect to any other loopback spelling, a private or metadata
 // address, another scheme, a loop or a chain over IMAGE_MAX_REDIRECTS gives 422
@@ -9,11 +9,11 @@
 import { expect } from 'chai';
 import { client } from '../../support/http-client.ts';
 import { createCustomerFixture } from '../../support/database.ts';
-import { ImageServer, redirect, serve } from '../../images/support/image-server.ts';
-import type { Route } from '../../images/support/image-server.ts';
-import { PNG } from '../../images/support/fixtures.ts';
+import { ImageServer, redirect, serve } from '../../support/images/image-server.ts';
+import type { Route } from '../../support/images/image-server.ts';
+import { PNG } from '../../support/images/fixtures.ts';
 import { namedPorts } from '../../support/hostile-urls.ts';
-import { hostileHarness, secretsOf } from '../support/netns.ts';
+import { hostileHarness, secretsOf } from '../../support/e2e/netns.ts';
 
 const MAX_REDIRECTS = 3;
 
@@ -54,7 +54,7 @@ const NAME_TARGETS: Record<string, string> = {
   'a wildcard-DNS name for loopback': 'http://127.0.0.1.nip.io/x.png',
 };
 
-describe('redirects from an allowed host to blocked targets, whole service, loopback-only namespace: 422 and no connection (issue 3, R22, R23)', () => {
+describe('redirects from an allowed host to blocked targets, whole service, loopback-only namespace: 422 and no connection (R22, R23)', () => {
   const harness = hostileHarness(
     { REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32', IMAGE_MAX_REDIRECTS: String(MAX_REDIRECTS) },
     namedPorts([...Object.values(BLOCKED_TARGETS), ...Object.values(NAME_TARGETS)].map((t) => new URL(t, 'http://127.0.0.9/').href)),

@@ -1,5 +1,5 @@
 // Every sample of docs/spec/ssrf-sample-cases.json (the repository's copy of the spec) against the whole service in a network
-// namespace with only loopback (issue 3 "How it will be checked", spec 4.1, R22, R23): the
+// namespace with only loopback (spec 4.1, R22, R23): the
 // sample's preferred code (400 invalid_request_payload where the URL cannot be parsed as an
 // absolute http(s) URL, 422 remote_evidence_image_rejected for a blocked target, 422 or 503 where
 // DNS decides), no connection to any refused address, nothing stored, no internal detail.
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { namedPorts, type ServiceOutcome } from '../../support/hostile-urls.ts';
-import { hostileHarness } from '../support/netns.ts';
+import { hostileHarness } from '../../support/e2e/netns.ts';
 
 interface SampleCase {
   readonly url: string;
@@ -27,7 +27,7 @@ function outcomeOf(sample: SampleCase): ServiceOutcome {
   throw new Error(`unknown preferred outcome: ${sample.preferred}`);
 }
 
-describe('SSRF sample cases against the whole service, loopback-only namespace: each as the sample prefers, no connection (issue 3, R23)', () => {
+describe('SSRF sample cases against the whole service, loopback-only namespace: each as the sample prefers, no connection (R23)', () => {
   const harness = hostileHarness({}, namedPorts(cases.map((c) => c.url)));
 
   it('the sample file is read (41 cases or more)', () => {

@@ -1,0 +1,135 @@
+// R48: TLS to PostgreSQL with libpq's meanings of sslmode, sslrootcert, sslcert and sslkey, for
+// DATABASE_URL and DATABASE_DIRECT_URL alike. This is the one place that reads them.
+//
+// node-postgres parses sslmode itself (pg-connection-string), and not as libpq does: there,
+// `require` verifies the certificate and the host name unless `uselibpqcompat=true` is also set,
+// and `prefer` quietly means `require`. MikroORM builds the driver's options from the URL's host,
+// port, user, password and database only, so the driver never sees these parameters: the `ssl`
+// option is built here, explicitly, with libpq's meanings:
+//
+// | sslmode            | encrypted | chain checked against the CA | host name checked |
+// |--------------------|-----------|------------------------------|-------------------|
+// | disable (or unset) | no        | -                            | -                 |
+// | require            | yes       | only when sslrootcert is set (libpq: a root certificate turns require into verify-ca) | no |
+// | verify-ca          | yes       | yes                          | no                |
+// | verify-full        | yes       | yes                          | yes               |
+//
+// `sslrootcert=system` (libpq 16) means the system's trusted CAs, which is also what an unset
+// sslrootcert means here for verify-ca and verify-full (libpq would look for
+// ~/.postgresql/root.crt, which a container rarely has). `allow` and `prefer` fall back to plain
+// text when TLS fails, a silent downgrade R48 rules out: they are refused at start.
+//
+// A server that refuses TLS, or a certificate that fails verification, is never retried
+// without TLS or with less checking.
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
+
+const SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
+type SslMode = (typeof SSL_MODES)[number];
+
+const TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey'] as const;
+
+/** Why a URL's TLS parameters are unusable, for the start's one line; undefined when they are fine. */
+export function postgresTlsProblem(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  let params: URLSearchParams;
+  try {
+    params = new URL(url).searchParams;
+  } catch {
+    return undefined; // the URL check names the variable itself
+  }
+  const mode = params.get('sslmode');
+  if (mode !== null && !(SSL_MODES as readonly string[]).includes(mode)) {
+    return `sslmode to be one of ${SSL_MODES.join(', ')} (allow and prefer may fall back to plain text)`;
+  }
+  if ((params.get('sslcert') === null) !== (params.get('sslkey') === null)) return 'sslcert and sslkey together';
+  return undefined;
+}
+
+export interface PostgresTls {
+  readonly mode: SslMode;
+  /** The `ssl` option of node-postgres: false, or the TLS options that give libpq's meaning. */
+  readonly ssl: false | ConnectionOptions;
+}
+
+/** Thrown when a file the URL names cannot be read; the message names the variable, never the URL. */
+export class PostgresTlsError extends Error {
+  override readonly name = 'PostgresTlsError';
+}
+
+/**
+ * The `ssl` option for a URL (R48). `variable` names it in errors (DATABASE_URL,
+ * DATABASE_DIRECT_URL). Reads the certificate and key files now, so a missing file stops the
+ * start rather than the first request.
+ */
+export function postgresTls(url: string, variable: string): PostgresTls {
+  const parsed = new URL(url);
+  const params = parsed.searchParams;
+  const problem = postgresTlsProblem(url);
+  if (problem !== undefined) throw new PostgresTlsError(`Invalid ${variable}: expected ${problem}.`);
+  const read = (parameter: string): Buffer | undefined => {
+    const path = params.get(parameter);
+    if (path === null || (parameter === 'sslrootcert' && path === 'system')) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new PostgresTlsError(`Invalid ${variable}: ${parameter} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+    }
+  };
+  const mode = (params.get('sslmode') ?? 'disable') as SslMode;
+  if (mode === 'disable') return { mode, ssl: false };
+  const ca = read('sslrootcert');
+  const cert = read('sslcert');
+  const key = read('sslkey');
+  const rootGiven = params.get('sslrootcert') !== null;
+  const host = decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1');
+  const checkChain = mode !== 'require' || rootGiven;
+  const ssl: ConnectionOptions = {
+    ...(ca === undefined ? {} : { ca }),
+    ...(cert === undefined ? {} : { cert }),
+    ...(key === undefined ? {} : { key }),
+    rejectUnauthorized: checkChain,
+    // SNI only for a name (RFC 6066 forbids an address there).
+    ...(isIP(host) === 0 && host !== '' ? { servername: host } : {}),
+  };
+  // verify-full checks the URL's host explicitly: the driver hands TLS an open socket and no host,
+  // and Node would then check the certificate against "localhost" for an address.
+  ssl.checkServerIdentity = mode === 'verify-full' ? (_servername, certificate) => checkServerIdentity(host, certificate) : () => undefined;
+  return { mode, ssl };
+}
+
+/** The URL without its TLS parameters (the driver gets the `ssl` option instead). */
+export function withoutTlsParameters(url: string): string {
+  const parsed = new URL(url);
+  for (const parameter of TLS_PARAMETERS) parsed.searchParams.delete(parameter);
+  return parsed.toString();
+}
+
+const TLS_FAILURE_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * The one line a failed first connection stops the start with: names the variable and says
+ * what failed (a certificate that failed verification, a server without TLS), never the URL.
+ */
+export function connectionFailureLine(error: unknown, variable: string, tls: PostgresTls): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  if (typeof code === 'string' && TLS_FAILURE_CODES.has(code)) {
+    return `${variable}: the database server's certificate failed verification (sslmode=${tls.mode}): ${message}`;
+  }
+  if (/does not support SSL/i.test(message)) {
+    return `${variable}: the database server does not offer TLS, which sslmode=${tls.mode} requires`;
+  }
+  return `${variable}: cannot connect to the database: ${message}`;
+}

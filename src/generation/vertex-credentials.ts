@@ -1,0 +1,72 @@
+// Application Default Credentials for Vertex AI (R44), as google-auth-library resolves them: the
+// service-account key file named by GOOGLE_APPLICATION_CREDENTIALS, else the metadata server of
+// Cloud Run, GKE or GCE (at GCE_METADATA_HOST when set). The SDK is handed the same AuthClient,
+// so the token fetched here before each attempt is the one it sends (the library caches it and
+// refreshes it before it expires).
+//
+// A credential that cannot be obtained is GenerationError('unavailable', 'credentials_<why>'):
+// 503 report_generation_unavailable, logged once, by the request's own `dependency failure` line
+// (with its requestId), with that fixed reason and the error's errno code, never its message: a
+// token request's error carries its request, whose body is a signed assertion, and a key file's
+// parse error may quote the file.
+import { GoogleAuth } from 'google-auth-library';
+import type { AuthClient } from 'google-auth-library';
+import { GenerationError } from './report-generator.ts';
+
+/** What Vertex AI needs (the SDK asks for the same scope when it makes its own GoogleAuth). */
+const VERTEX_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+
+const NETWORK_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/;
+
+/** A fixed reason for a credential failure, from the error's type, code and HTTP status only. */
+function credentialFailureReason(error: unknown): { reason: string; code: string | undefined } {
+  let code: string | undefined;
+  let status: number | undefined;
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
+    const candidate = current as { code?: unknown; status?: unknown; response?: { status?: unknown }; cause?: unknown };
+    if (code === undefined && typeof candidate.code === 'string' && NETWORK_CODE.test(candidate.code)) code = candidate.code;
+    if (status === undefined && typeof candidate.response?.status === 'number') status = candidate.response.status;
+    current = candidate.cause;
+  }
+  if (error instanceof SyntaxError) return { reason: 'key_file_invalid', code: undefined };
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') return { reason: 'key_file_unreadable', code };
+  if (status !== undefined) return { reason: `token_endpoint_http_${status}`, code: undefined };
+  if (code !== undefined) return { reason: 'token_endpoint_unreachable', code };
+  const message = error instanceof Error ? error.message : '';
+  if (/could not load the default credentials/i.test(message)) return { reason: 'no_default_credentials', code: undefined };
+  if (/unable to detect a project id/i.test(message)) return { reason: 'no_project_id', code: undefined };
+  return { reason: 'error', code: undefined };
+}
+
+export class VertexCredentials {
+  readonly #auth = new GoogleAuth({ scopes: [VERTEX_SCOPE] });
+  #client: AuthClient | undefined;
+  #project: string | undefined;
+
+  /** The ADC client and the project (GOOGLE_CLOUD_PROJECT, else the credentials' own project). */
+  async client(project: string | undefined): Promise<{ authClient: AuthClient; project: string }> {
+    try {
+      this.#client ??= await this.#auth.getClient();
+      this.#project ??= project ?? (await this.#auth.getProjectId());
+      return { authClient: this.#client, project: this.#project };
+    } catch (error) {
+      throw this.#failed(error);
+    }
+  }
+
+  /** Makes sure a valid access token is cached (fetching one when needed). */
+  async token(): Promise<void> {
+    if (this.#client === undefined) throw new Error('VertexCredentials.token() before client()');
+    try {
+      const { token } = await this.#client.getAccessToken();
+      if (typeof token !== 'string' || token === '') throw new Error('no access token');
+    } catch (error) {
+      throw this.#failed(error);
+    }
+  }
+
+  #failed(error: unknown): GenerationError {
+    const { reason, code } = credentialFailureReason(error);
+    return new GenerationError('unavailable', `credentials_${reason}`, { code });
+  }
+}

@@ -1,0 +1,234 @@
+// R52: load shedding of API requests on one instance, before the application runs.
+//
+// The signal: the wait a new request would have before its work starts, estimated at a
+// concurrency limiter. At most `limit` API requests run at once; the others wait in a FIFO
+// queue. A newcomer's wait is (requests queued ahead + 1) x mean service time / limit (Little's
+// law on the measured service time of the requests that ran). When that estimate is above the
+// allowed wait, the request is refused at once with 503 and Retry-After, before authentication.
+//
+// Why this signal: in Node every admitted request shares one event loop, so without a limit an
+// overload turns into processor sharing: all requests slow down together and every caller's
+// latency becomes a timeout (measured: 2x capacity open loop, p50 8.9 s). A limit turns the
+// excess into a queue whose wait can be estimated, and a queue that would be too long into a
+// quick refusal. Event-loop delay alone cannot say how long a request will wait (a request
+// needs a dozen loop turns, and the lag rises only after thousands are in flight); latency
+// gradients are fooled by the generator's own latency, which is seconds and varies.
+//
+// The limit adapts (AIMD) to the two resources every request needs, the event loop and the
+// database pool: every tick the loop's delay is read (perf_hooks.monitorEventLoopDelay) and
+// the pool's queue is looked at; when the delay is above the target or callers queue for a
+// database connection (PostgreSQL is the bottleneck: it shares the machine's CPUs) the limit
+// shrinks by a tenth; while the limit was reached and the loop kept up it grows, by half when
+// the delay is under half the target and by a twentieth (at least 1) nearer to it, between
+// MIN_LIMIT and ADMISSION_MAX_CONCURRENCY. CPU-bound work (text reports) settles where the
+// loop just keeps up; waiting on a generator (seconds, no CPU) lets it grow to the ceiling.
+//
+// A queue that drains absorbs a burst: a newcomer may wait up to ADMISSION_MAX_QUEUE_MS. A
+// queue that has not been empty for 100 ms is not a burst but a standing overload (CoDel's
+// "bad queue"): as long as it stands, the estimate may reach only 30% of the bound. The
+// estimate is a mean and the waits around it spread wide on a busy machine: aiming it at 30%
+// keeps the actual waits of nearly all admitted requests within the bound (at the full bound,
+// about half of them would wait longer). Measured at 2x capacity with 50%: 201 p99 1.3 s.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+interface AdmissionControlOptions {
+  /** ADMISSION_MAX_QUEUE_MS: the longest wait before its work starts that a request is admitted to. */
+  maxQueueMs: number;
+  /** ADMISSION_MAX_CONCURRENCY: the ceiling of the adaptive limit. */
+  maxConcurrency: number;
+  /** The clock in ms (tests). */
+  now?: () => number;
+  /** Event-loop delay of the last tick in ms (tests); the process's own by default. */
+  loopDelayMs?: () => number;
+  /**
+   * Callers queued for a database connection beyond what the pool turns over at once (the pg
+   * pool's waitingCount less its size); none when absent.
+   */
+  databaseWaiting?: () => number;
+}
+
+/** A request admitted now or later; done() ends it (or takes it out of the queue), once. */
+interface AdmissionTicket {
+  done(): void;
+}
+
+/** Where the limit starts, and its floor. */
+const INITIAL_LIMIT = 32;
+const MIN_LIMIT = 4;
+/** How often the limit is adjusted. */
+const TICK_MS = 100;
+/**
+ * The event-loop delay above which the loop is falling behind. A request needs about ten turns
+ * of the loop, so 50 ms a turn is half a second of added latency; below that, on a shared
+ * machine, the delay says more about the neighbours' CPU use than about this process's queue
+ * (measured: a 30 ms target held the limit at 4 to 14 and cut the closed-loop capacity by 60%).
+ */
+const LOOP_DELAY_TARGET_MS = 50;
+/** The service time assumed before any request has been measured. */
+const PRIOR_SERVICE_MS = 50;
+/** Weight of the newest service time in the mean. */
+const EWMA_WEIGHT = 0.05;
+/** Under a standing queue, the share of ADMISSION_MAX_QUEUE_MS the estimate may reach. */
+const STANDING_SHARE = 0.3;
+
+interface Waiter {
+  readonly run: () => void;
+  readonly since: number;
+  started: boolean;
+  done: boolean;
+  startedAt: number;
+}
+
+export class AdmissionControl {
+  readonly #maxQueueMs: number;
+  readonly #maxLimit: number;
+  readonly #minLimit: number;
+  readonly #now: () => number;
+  readonly #loopDelayMs: () => number;
+  readonly #databaseWaiting: () => number;
+  readonly #histogram: ReturnType<typeof monitorEventLoopDelay> | undefined;
+  readonly #timer: NodeJS.Timeout;
+  #limit: number;
+  #active = 0;
+  /** Insertion-ordered: a FIFO whose members can also leave from the middle (a client that went away). */
+  readonly #queue = new Set<Waiter>();
+  #serviceMs = PRIOR_SERVICE_MS;
+  /** When the queue was last empty. */
+  #emptySince: number;
+  /** Whether the limit was reached during the current tick. */
+  #bound = false;
+
+  constructor(options: AdmissionControlOptions) {
+    this.#maxQueueMs = options.maxQueueMs;
+    this.#maxLimit = options.maxConcurrency;
+    this.#minLimit = Math.min(MIN_LIMIT, options.maxConcurrency);
+    this.#limit = Math.min(INITIAL_LIMIT, options.maxConcurrency);
+    this.#now = options.now ?? (() => performance.now());
+    this.#databaseWaiting = options.databaseWaiting ?? (() => 0);
+    if (options.loopDelayMs) this.#loopDelayMs = options.loopDelayMs;
+    else {
+      const histogram = monitorEventLoopDelay({ resolution: 10 });
+      histogram.enable();
+      this.#histogram = histogram;
+      this.#loopDelayMs = () => histogram.max / 1e6;
+    }
+    this.#emptySince = this.#now();
+    this.#timer = setInterval(() => this.adjust(), TICK_MS).unref();
+  }
+
+  /** The concurrency limit now. */
+  get limit(): number {
+    return this.#limit;
+  }
+
+  get active(): number {
+    return this.#active;
+  }
+
+  get queued(): number {
+    return this.#queue.size;
+  }
+
+  /** The estimated wait before its work starts of a request arriving now, in ms. */
+  estimatedWaitMs(): number {
+    if (this.#active < this.#limit && this.#queue.size === 0) return 0;
+    return ((this.#queue.size + 1) * this.#serviceMs) / this.#limit;
+  }
+
+  /** The wait a newcomer may be admitted to now: the whole bound, or 30% of it under a standing queue. */
+  allowedWaitMs(): number {
+    const standing = this.#queue.size > 0 && this.#now() - this.#emptySince >= this.#standingMs();
+    return standing ? this.#maxQueueMs * STANDING_SHARE : this.#maxQueueMs;
+  }
+
+  /**
+   * Admits a request: `run` is called now, or when a place frees up; undefined means refused
+   * (saturated) and `run` is never called. The caller calls done() when the request ended.
+   */
+  admit(run: () => void): AdmissionTicket | undefined {
+    const now = this.#now();
+    if (this.#active < this.#limit && this.#queue.size === 0) {
+      const waiter: Waiter = { run, since: now, started: true, done: false, startedAt: now };
+      this.#active += 1;
+      if (this.#active >= this.#limit) this.#bound = true;
+      run();
+      return this.#ticket(waiter);
+    }
+    this.#bound = true;
+    // Refused when the estimate says the wait would be too long, or when the oldest request in
+    // the queue has already waited that long (its measured sojourn, as CoDel reads a queue: the
+    // estimate's mean service time lags behind a load that just grew).
+    const allowed = this.allowedWaitMs();
+    if (this.estimatedWaitMs() > allowed || this.#oldestWaitMs(now) > allowed) return undefined;
+    if (this.#queue.size === 0) this.#emptySince = now;
+    const waiter: Waiter = { run, since: now, started: false, done: false, startedAt: 0 };
+    this.#queue.add(waiter);
+    return this.#ticket(waiter);
+  }
+
+  /** One tick of the AIMD limit (run by the timer; public for tests). */
+  adjust(): void {
+    const delay = this.#loopDelayMs();
+    this.#histogram?.reset();
+    // Requests queued for a database connection, more than the pool serves in one round, wait
+    // before their work as surely as requests queued here (and time out at
+    // DB_CONNECT_TIMEOUT_MS with a 503 that says the database is unavailable): fewer are let in.
+    const congested = delay > LOOP_DELAY_TARGET_MS || this.#databaseWaiting() > 0;
+    if (congested) this.#limit = Math.max(this.#minLimit, Math.floor(this.#limit * 0.9));
+    else if (this.#bound) {
+      // Far from the target (requests waiting on the generator, not on the CPU) the limit grows
+      // by half, so a burst of slow creations is not held in waves; near it, by a twentieth.
+      const step = delay <= LOOP_DELAY_TARGET_MS / 2 ? Math.ceil(this.#limit / 2) : Math.max(1, Math.floor(this.#limit / 20));
+      this.#limit = Math.min(this.#maxLimit, this.#limit + step);
+    }
+    this.#bound = this.#active >= this.#limit || this.#queue.size > 0;
+    this.#startWaiting();
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#histogram?.disable();
+  }
+
+  #oldestWaitMs(now: number): number {
+    const oldest = this.#queue.values().next();
+    return oldest.done ? 0 : now - oldest.value.since;
+  }
+
+  #standingMs(): number {
+    return Math.min(this.#maxQueueMs, TICK_MS);
+  }
+
+  #ticket(waiter: Waiter): AdmissionTicket {
+    return {
+      done: () => {
+        if (waiter.done) return;
+        waiter.done = true;
+        if (!waiter.started) {
+          this.#queue.delete(waiter);
+          if (this.#queue.size === 0) this.#emptySince = this.#now();
+          return;
+        }
+        this.#active -= 1;
+        const ms = this.#now() - waiter.startedAt;
+        this.#serviceMs += EWMA_WEIGHT * (ms - this.#serviceMs);
+        this.#startWaiting();
+      },
+    };
+  }
+
+  /** Starts queued requests, oldest first, while there are places. */
+  #startWaiting(): void {
+    while (this.#active < this.#limit) {
+      const next = this.#queue.values().next();
+      if (next.done) break;
+      const waiter = next.value;
+      this.#queue.delete(waiter);
+      if (this.#queue.size === 0) this.#emptySince = this.#now();
+      waiter.started = true;
+      waiter.startedAt = this.#now();
+      this.#active += 1;
+      waiter.run();
+    }
+  }
+}

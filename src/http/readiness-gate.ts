@@ -1,0 +1,37 @@
+// R51: /readyz asks the database at most once a second however many callers ask it, and never
+// waits longer than 2 s. Callers share one probe (single flight): the one in flight, or else
+// the next one, which starts a second after the previous one started. So every answer is as
+// fresh as the rate allows (a probe that began before the caller asked, or just after), a
+// flood of /readyz costs the database one `select 1` a second, and the longest wait is the
+// rest of that second plus the probe's own bound.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { answersWithin } from '../db/bounded-pool.ts';
+
+/** At most one probe starts per this many ms. */
+const READINESS_INTERVAL_MS = 1_000;
+/** One probe's bound: with the wait for its turn, under 2 s. */
+const READINESS_PROBE_MS = 900;
+
+export function readinessGate(
+  probe: () => Promise<boolean>,
+  options: { intervalMs?: number; probeMs?: number; now?: () => number } = {},
+): () => Promise<boolean> {
+  const intervalMs = options.intervalMs ?? READINESS_INTERVAL_MS;
+  const probeMs = options.probeMs ?? READINESS_PROBE_MS;
+  const now = options.now ?? (() => performance.now());
+  let lastStart = -Infinity;
+  let pending: Promise<boolean> | undefined;
+  return () => {
+    pending ??= (async () => {
+      try {
+        const wait = lastStart + intervalMs - now();
+        if (wait > 0) await sleep(wait);
+        lastStart = now();
+        return await answersWithin(probe, probeMs);
+      } finally {
+        pending = undefined;
+      }
+    })();
+    return pending;
+  };
+}

@@ -1,0 +1,77 @@
+// R45: the egress proxy. HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either case) carry the
+// generator's traffic, the token requests of R44 and OTLP exports; never image fetches.
+//
+// The service applies them itself, so an operator need not know Node's NODE_USE_ENV_PROXY:
+// - fetch() (what @google/genai calls, through undici's global dispatcher) and the http/https
+//   global agents: Node 24's http.setGlobalProxyFromEnv() with these values;
+// - token requests (google-auth-library through gaxios) read the same variables from the
+//   environment themselves, with the same NO_PROXY;
+// - OTLP: the exporter makes agents of its own, given the same values as `proxyEnv`
+//   (otel-tracing.ts).
+// The image fetcher opens its own connection per fetch to the address it checked and pinned
+// (R22, `agent: false` in images/http-get.ts), so no global setting can send it through a
+// proxy, which would undo the address check (test/e2e/egress-proxy.test.ts proves it).
+//
+// The metadata server (Cloud Run, GKE, GCE) is on the host's link-local address: a proxy cannot
+// reach it and must not. Its hosts are added to NO_PROXY.
+import http from 'node:http';
+import type { EgressProxy } from '../config.ts';
+
+/** Node's proxy environment, as http.Agent's `proxyEnv` and setGlobalProxyFromEnv() take it. */
+type ProxyEnv = { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY?: string };
+
+export const METADATA_HOSTS = ['metadata.google.internal', 'metadata', '169.254.169.254'];
+
+/** True when a proxy is configured at all. */
+export function proxyConfigured(proxy: EgressProxy): boolean {
+  return proxy.httpsProxy !== undefined || proxy.httpProxy !== undefined;
+}
+
+/** The hostname of GCE_METADATA_HOST / GCE_METADATA_IP ("host:port" or a URL), when set. */
+function metadataOverride(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.GCE_METADATA_IP ?? env.GCE_METADATA_HOST;
+  if (value === undefined || value.trim() === '') return undefined;
+  try {
+    return new URL(/^https?:\/\//.test(value) ? value : `http://${value}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The proxy environment the service uses: the operator's, plus the metadata server's hosts in NO_PROXY. */
+export function proxyEnv(proxy: EgressProxy, env: NodeJS.ProcessEnv = process.env): ProxyEnv {
+  const own = (proxy.noProxy ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const override = metadataOverride(env);
+  const noProxy = [...new Set([...own, ...METADATA_HOSTS, ...(override === undefined ? [] : [override])])].join(',');
+  return {
+    ...(proxy.httpProxy === undefined ? {} : { HTTP_PROXY: proxy.httpProxy }),
+    ...(proxy.httpsProxy === undefined ? {} : { HTTPS_PROXY: proxy.httpsProxy }),
+    NO_PROXY: noProxy,
+  };
+}
+
+/**
+ * Routes fetch() and the global agents through the proxy, and gives gaxios the same NO_PROXY.
+ * Returns the function that undoes it (the service calls it when it closes). Without a proxy
+ * nothing is changed.
+ */
+export function applyEgressProxy(proxy: EgressProxy, env: NodeJS.ProcessEnv = process.env): () => void {
+  if (!proxyConfigured(proxy)) return () => {};
+  const values = proxyEnv(proxy, env);
+  const restoreGlobal = http.setGlobalProxyFromEnv(values);
+  // gaxios (google-auth-library's HTTP client) reads these from the environment on each request.
+  const saved = { HTTPS_PROXY: env.HTTPS_PROXY, HTTP_PROXY: env.HTTP_PROXY, NO_PROXY: env.NO_PROXY };
+  env.NO_PROXY = values.NO_PROXY;
+  if (values.HTTPS_PROXY !== undefined) env.HTTPS_PROXY = values.HTTPS_PROXY;
+  if (values.HTTP_PROXY !== undefined) env.HTTP_PROXY = values.HTTP_PROXY;
+  return () => {
+    restoreGlobal();
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+  };
+}

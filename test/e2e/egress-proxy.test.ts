@@ -1,0 +1,141 @@
+// R45, end to end through `node src/main.ts` (what `npm start` runs, without NODE_USE_ENV_PROXY):
+// HTTPS_PROXY / HTTP_PROXY carry the generator's requests, the token requests of R44 and OTLP
+// exports through a local forward proxy, and never an image fetch, even in the same request.
+// The generator and the collector are reached by names only the proxy resolves, so their
+// answers prove the passage; the image host is reached on its own address, and the proxy's
+// record proves it was not asked for it.
+import { createServer, type Server } from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createCustomerFixture } from '../support/database.ts';
+import { startForwardProxy, type ForwardProxy } from '../support/forward-proxy.ts';
+import { client } from '../support/http-client.ts';
+import { useServiceProcess } from '../support/e2e/service-process.ts';
+import { startFakeGemini, type FakeGemini } from '../support/generation/fake-gemini-server.ts';
+import { sentImages } from '../support/generation/gemini-request-inspection.ts';
+import { FIXTURES, TLS_CERT, TLS_KEY } from '../support/images/fixtures.ts';
+import type { ImageServer } from '../support/images/image-server.ts';
+import { serviceAccountKey } from '../support/e2e/google-auth-servers.ts';
+import { IMAGES, startImageHost } from '../support/e2e/image-host.ts';
+
+/** The fixture certificate's name (test/integration/images/fixtures/server.crt): here, the Gemini host behind the proxy. */
+const GEMINI_HOST = 'img.test';
+const COLLECTOR_HOST = 'collector.test';
+
+async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the egress proxy carries the generator, token requests and OTLP, never images (R45)', function () {
+  this.timeout(90_000);
+  let proxy: ForwardProxy;
+
+  before(async () => {
+    proxy = await startForwardProxy({ hosts: [GEMINI_HOST, COLLECTOR_HOST] });
+  });
+  afterEach(() => {
+    proxy.seen.length = 0;
+  });
+  after(async () => {
+    await proxy.close();
+  });
+  const service = useServiceProcess('ers-proxy-', () => ({ HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url }));
+  const { start } = service;
+
+  describe('a report with an image', () => {
+    let gemini: FakeGemini;
+    let host: ImageServer;
+    before(async () => {
+      gemini = await startFakeGemini({ tls: { cert: TLS_CERT, key: TLS_KEY } });
+      host = await startImageHost();
+    });
+    after(async () => {
+      await gemini.stop();
+      await host.close();
+    });
+
+    it('sends the generator through the proxy (CONNECT) and fetches the image of the same request directly', async () => {
+      const geminiPort = new URL(gemini.baseUrl).port;
+      const url = await start({
+        REPORT_GENERATOR: 'gemini',
+        GEMINI_API_KEY: 'test-key-egress-proxy-0123456789',
+        GEMINI_BASE_URL: `https://${GEMINI_HOST}:${geminiPort}`,
+        GEMINI_MODEL: 'gemini-proxy-e2e-flash',
+        NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.crt'),
+        REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
+      });
+      const imageUrl = host.url(IMAGES.png.path);
+      const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
+        context: 'damage_report',
+        evidence: { text: 'A cracked window pane in the lobby.', images: [{ url: imageUrl }] },
+      });
+      expect(res.status, res.text).to.equal(201);
+
+      // The generator: reached only through the proxy, which alone knows its name.
+      expect(gemini.requests).to.have.lengthOf(1);
+      expect(sentImages(gemini.requests[0])).to.have.lengthOf(1);
+      expect(proxy.seen.filter((s) => s.target === `${GEMINI_HOST}:${geminiPort}`).length).to.be.at.least(1);
+      expect(proxy.seen.every((s) => s.kind === 'connect')).to.equal(true);
+      // The image: fetched from its host, and never asked of the proxy.
+      expect(host.requests.map((r) => r.path)).to.include(IMAGES.png.path);
+      const imagePort = new URL(imageUrl).port;
+      expect(proxy.seen.filter((s) => s.target.endsWith(`:${imagePort}`))).to.deep.equal([]);
+    });
+  });
+
+  it('sends OTLP exports through the proxy', async () => {
+    const received: string[] = [];
+    const collector: Server = createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    try {
+      const port = (collector.address() as AddressInfo).port;
+      const url = await start({
+        REPORT_GENERATOR: 'offline',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://${COLLECTOR_HOST}:${port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+      const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
+        context: 'property_maintenance',
+        evidence: { text: 'The lift stops between floors.' },
+      });
+      expect(res.status, res.text).to.equal(201);
+      await until('a span export reached the collector', () => received.includes('POST /v1/traces'));
+      expect(proxy.seen).to.deep.include({ kind: 'absolute', target: `${COLLECTOR_HOST}:${port}`, url: `http://${COLLECTOR_HOST}:${port}/v1/traces` });
+    } finally {
+      collector.closeAllConnections();
+      await new Promise<void>((r) => collector.close(() => r()));
+    }
+  });
+
+  it("sends a key file's token request through the proxy (here refused: 503 report_generation_unavailable)", async () => {
+    const key = serviceAccountKey('ers-proxy-e2e', 'https://oauth2.googleapis.com/token');
+    const keyFile = join(service.home, 'service-account.json');
+    await writeFile(keyFile, key.json, { mode: 0o600 });
+    const url = await start({
+      GOOGLE_GENAI_USE_VERTEXAI: 'true',
+      GOOGLE_CLOUD_PROJECT: 'ers-proxy-e2e',
+      GOOGLE_APPLICATION_CREDENTIALS: keyFile,
+      GEMINI_MODEL: 'gemini-proxy-e2e-flash',
+    });
+    const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
+      context: 'property_maintenance',
+      evidence: { text: 'The lift stops between floors.' },
+    });
+    expect(res.status, res.text).to.equal(503);
+    expect(proxy.seen).to.deep.include({ kind: 'connect', target: 'oauth2.googleapis.com:443' });
+    const everything = `${service.server!.stdoutLines.join('\n')}\n${service.server!.stderr()}`;
+    expect(everything).not.to.include(key.privateKeyId);
+    expect(everything).not.to.include(proxy.url);
+  });
+});

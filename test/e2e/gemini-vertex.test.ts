@@ -1,0 +1,134 @@
+// R44, end to end through `node src/main.ts` (what `npm start` runs): Vertex AI with Application
+// Default Credentials as google-auth-library resolves them, against local stand-ins speaking the
+// real protocols: a metadata server at GCE_METADATA_HOST (as on Cloud Run or GKE) that issues the
+// token, a key file whose token endpoint cannot be reached, and a Vertex AI endpoint at
+// GEMINI_BASE_URL (the strict fake Gemini).
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createCustomerFixture, testEm } from '../support/database.ts';
+import { client } from '../support/http-client.ts';
+import { useServiceProcess } from '../support/e2e/service-process.ts';
+import { startFakeGemini, type FakeGemini } from '../support/generation/fake-gemini-server.ts';
+import { serviceAccountKey, startMetadataServer, type AuthServer } from '../support/e2e/google-auth-servers.ts';
+
+const MODEL = 'gemini-vertex-e2e-flash';
+const PROJECT = 'ers-vertex-e2e';
+const LOCATION = 'europe-west4';
+const REPORT = { context: 'property_maintenance', evidence: { text: 'Water is leaking from the pipe under the kitchen sink.' } };
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('Vertex AI with Application Default Credentials, end to end (R44)', function () {
+  this.timeout(90_000);
+  let gemini: FakeGemini;
+  let metadata: AuthServer;
+
+  before(async () => {
+    gemini = await startFakeGemini();
+    metadata = await startMetadataServer(PROJECT);
+  });
+  afterEach(() => {
+    gemini.reset();
+    metadata.requests.length = 0;
+  });
+  after(async () => {
+    await gemini.stop();
+    await metadata.close();
+  });
+  // A HOME of its own: no gcloud well-known credentials file of the machine is found first.
+  const service = useServiceProcess('ers-vertex-', () => ({
+    GOOGLE_GENAI_USE_VERTEXAI: 'true',
+    GOOGLE_CLOUD_LOCATION: LOCATION,
+    GEMINI_BASE_URL: gemini.baseUrl,
+    GEMINI_MODEL: MODEL,
+    GENERATOR_TIMEOUT_MS: '5000',
+  }));
+  const { start } = service;
+
+  it('takes the token from the metadata server and calls projects/P/locations/L/publishers/google/models/M with it', async () => {
+    const url = await start({ GCE_METADATA_HOST: metadata.host, GOOGLE_CLOUD_PROJECT: PROJECT });
+    const customer = await createCustomerFixture();
+    const res = await client(url, customer.apiKey).createReport(REPORT);
+    expect(res.status, res.text).to.equal(201);
+
+    const call = gemini.requests.at(-1);
+    expect(call?.url).to.equal(`/v1beta1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/${MODEL}:generateContent`);
+    expect(call?.headers.authorization).to.equal(`Bearer ${metadata.token}`);
+    expect(call?.headers['x-goog-api-key']).to.equal(undefined);
+    // The start-up lookup went to Vertex AI's publisher model path, with the same token.
+    expect(gemini.lookups.map((l) => l.url)).to.deep.equal([`/v1beta1/publishers/google/models/${MODEL}`]);
+    expect(gemini.lookups[0]?.headers.authorization).to.equal(`Bearer ${metadata.token}`);
+    // The metadata server was asked for the token as Cloud Run and GKE serve it.
+    const tokenRequests = metadata.requests.filter((r) => r.url.startsWith('/computeMetadata/v1/instance/service-accounts/default/token'));
+    expect(tokenRequests.length).to.be.at.least(1);
+    expect(tokenRequests.every((r) => r.headers['metadata-flavor'] === 'Google')).to.equal(true);
+
+    // R42: the stored report keeps the model that answered and its tokens (never in the response).
+    expect(res.text).not.to.include(MODEL);
+    const id = (res.body as { id: string }).id;
+    const [row] = await (await testEm()).getConnection().execute<{ model: string; tokens_input: number; tokens_output: number; tokens_thinking: number }[]>(
+      'select model, tokens_input, tokens_output, tokens_thinking from evidence_report where id = ?',
+      [id],
+    );
+    expect(row).to.deep.equal({ model: MODEL, tokens_input: 321, tokens_output: 87, tokens_thinking: 0 });
+  });
+
+  it('takes the project from the metadata server when GOOGLE_CLOUD_PROJECT is unset', async () => {
+    const url = await start({ GCE_METADATA_HOST: metadata.host });
+    const res = await client(url, (await createCustomerFixture()).apiKey).createReport(REPORT);
+    expect(res.status, res.text).to.equal(201);
+    expect(gemini.requests.at(-1)?.project).to.equal(PROJECT);
+    expect(metadata.requests.some((r) => r.url.startsWith('/computeMetadata/v1/project/project-id'))).to.equal(true);
+  });
+
+  it('a key file whose token endpoint cannot be reached: 503 report_generation_unavailable, the reason logged once, no key material in any line', async () => {
+    // google-auth-library 10 sends a key's JWT grant to https://oauth2.googleapis.com/token (its
+    // own constant, whatever token_uri says). Here the egress proxy in front of it (R45) refuses
+    // connections, so the token endpoint cannot be reached, the same way on any machine.
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    const key = serviceAccountKey(PROJECT, `${dead}/token`);
+    const keyFile = join(service.home, 'service-account.json');
+    await writeFile(keyFile, key.json, { mode: 0o600 });
+    const url = await start({
+      GOOGLE_APPLICATION_CREDENTIALS: keyFile,
+      GOOGLE_CLOUD_PROJECT: PROJECT,
+      HTTPS_PROXY: dead,
+      NO_PROXY: '127.0.0.1',
+      LOG_LEVEL: 'trace',
+    });
+    const customer = await createCustomerFixture();
+    const linesBefore = service.server!.stdoutLines.length;
+
+    const res = await client(url, customer.apiKey).createReport(REPORT);
+    expect(res.status, res.text).to.equal(503);
+    expect((res.body as { error: { code: string } }).error.code).to.equal('report_generation_unavailable');
+    expect(gemini.requests, 'nothing reached Vertex AI without a token').to.have.lengthOf(0);
+
+    // The response can arrive before the child's stdout: wait for the request's line, and for the
+    // access line after it, so that a second mention would be here too.
+    await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
+    await service.server!.waitForLog('request', 10_000, linesBefore);
+    const during = service.server!.stdoutLines.slice(linesBefore).filter((l) => l.includes('credentials_'));
+    // Logged once: the request's own dependency-failure line, with its fixed reason and errno.
+    expect(during, during.join('\n')).to.have.lengthOf(1);
+    const line = JSON.parse(during[0]!) as { msg: string; dependency: string; reason: string; requestId: string; cause: { code?: string } };
+    expect(line).to.include({ msg: 'dependency failure', dependency: 'generator', reason: 'credentials_token_endpoint_unreachable' });
+    expect(line.cause.code).to.equal('ECONNREFUSED');
+    expect(line.requestId).to.equal(res.headers['x-request-id']);
+
+    const everything = `${service.server!.stdoutLines.join('\n')}\n${service.server!.stderr()}`;
+    expect(everything).not.to.include(key.privateKeyId);
+    expect(everything).not.to.include(key.privateKeyBody.slice(0, 64));
+    expect(everything).not.to.include('BEGIN PRIVATE KEY');
+    expect(everything).not.to.include('assertion');
+  });
+});

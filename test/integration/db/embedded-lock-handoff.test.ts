@@ -1,0 +1,76 @@
+// Ruling R3 with operator-interface.md: the admin CLI may run while the server runs, on the
+// same DATA_DIR, and PGlite cannot be opened twice. The process that opened PGlite publishes
+// its socket's directory in DATA_DIR/embedded-postgres.json; a second process connects there (R49). A lock left
+// by a dead process is replaced.
+import { expect } from 'chai';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { loadConfig } from '../../../src/config.ts';
+import { Customer } from '../../../src/accounts/customer.entity.ts';
+import { newEntityManager, openDatabase } from '../../../src/db/database.ts';
+import { LOCK_FILE_NAME } from '../../../src/db/embedded-lock.ts';
+
+const run = promisify(execFile);
+const ADMIN = new URL('../../../src/cli/admin.ts', import.meta.url).pathname;
+
+function deadPid(): number {
+  // A process that has exited: its pid is not alive (it could only be reused much later).
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString());
+}
+
+describe('embedded database lock file handoff (R3)', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'ers-handoff-'));
+  });
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('a second process on the same DATA_DIR uses the first process\'s server, not PGlite (R3)', async () => {
+    const owner = await openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true });
+    try {
+      const lockBefore = await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8');
+      expect(JSON.parse(lockBefore)).to.deep.include({ pid: process.pid });
+      const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' };
+      const { stdout } = await run(process.execPath, [ADMIN, 'customer', 'create', '--name', 'via the owner', '--json'], { env });
+      const { customerId } = JSON.parse(stdout) as { customerId: string };
+      // The row is visible through the owner's own PGlite: the CLI wrote through its server.
+      const found = await newEntityManager(owner).findOneOrFail(Customer, customerId);
+      expect(found.name).to.equal('via the owner');
+      // The guest neither replaced nor removed the owner's lock.
+      expect(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8')).to.equal(lockBefore);
+    } finally {
+      await owner.close();
+    }
+  });
+
+  it('a lock file whose pid is dead is stale: the next process opens PGlite itself (R3)', async () => {
+    await writeFile(join(dataDir, LOCK_FILE_NAME), JSON.stringify({ pid: deadPid(), socketDir: '/nowhere' }), { mode: 0o600 });
+    const db = await openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true });
+    try {
+      const lock = JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8')) as { pid: number; socketDir: string };
+      expect(lock.pid).to.equal(process.pid);
+      expect(lock.socketDir).to.equal(dataDir);
+      expect(db.url).to.equal(`postgres://postgres@${encodeURIComponent(dataDir)}:5432/postgres`);
+      expect(await newEntityManager(db).count(Customer, {})).to.equal(0);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a lock file naming this very process is stale too (a restarted container reuses pids) (R3)', async () => {
+    await writeFile(join(dataDir, LOCK_FILE_NAME), JSON.stringify({ pid: process.pid, socketDir: '/nowhere' }), { mode: 0o600 });
+    const db = await openDatabase(loadConfig({ DATA_DIR: dataDir }));
+    try {
+      const lock = JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8')) as { socketDir: string };
+      expect(lock.socketDir).to.equal(dataDir);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -1,0 +1,67 @@
+// Every SQL function's current text is a file in the folder of its domain (src/db/sql-functions.ts),
+// applied by the migrator after the versioned migrations (R4): what the database runs is what
+// the file says, on a fresh database and on an old one alike.
+import { expect } from 'chai';
+import { applyMigrations } from '../../../src/db/migrator.ts';
+import { SQL_FUNCTION_FILES, sqlFunctionFiles } from '../../../src/db/sql-functions.ts';
+import { openOrm, withEmptyDatabase } from '../../support/database.ts';
+
+interface FunctionRow {
+  name: string;
+  marker: string | null;
+  definition: string;
+}
+
+const FUNCTIONS = `select p.proname as name, obj_description(p.oid, 'pg_proc') as marker, pg_get_functiondef(p.oid) as definition
+  from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+  where n.nspname = current_schema() and p.prokind = 'f' order by 1`;
+
+describe('SQL functions live in their domain folders (R4)', () => {
+  it('each function of the schema is applied from its file, and no file names a function twice', async () => {
+    await withEmptyDatabase(async (url) => {
+      const orm = await openOrm(url);
+      try {
+        await applyMigrations(orm);
+        const rows = await orm.em.fork().execute<FunctionRow[]>(FUNCTIONS);
+        const files = sqlFunctionFiles();
+        expect(rows.map((row) => row.name)).to.have.members(files.map((file) => file.name));
+        expect(new Set(files.map((file) => file.name)).size).to.equal(files.length);
+        for (const file of files) {
+          expect(rows.find((row) => row.name === file.name)?.marker, file.path).to.equal(file.marker);
+        }
+      } finally {
+        await orm.close(true);
+      }
+    });
+  });
+
+  it('no SQL function file sits in src/db: each is in the folder of the rule it holds', () => {
+    for (const path of SQL_FUNCTION_FILES) expect(path, path).to.match(/^(accounts|plans|usage|reports|idempotency|rate-limit)\//);
+  });
+
+  it('a function whose file changed, or that was edited in the database, is put back at the next run', async () => {
+    await withEmptyDatabase(async (url) => {
+      const orm = await openOrm(url);
+      try {
+        await applyMigrations(orm);
+        const em = orm.em.fork();
+        // As if the file had been edited since: the database holds another text's marker.
+        await em.execute(`comment on function caller_facts is 'ers-sql-file accounts/caller-facts.sql sha256:stale'`);
+        // Edited by hand in the database: the body no longer matches the file.
+        await em.execute(`create or replace function usage_period_start(ts timestamptz) returns timestamptz
+          language sql immutable parallel safe as $$ select ts $$`);
+        const before = await em.execute<FunctionRow[]>(FUNCTIONS);
+        expect(before.find((row) => row.name === 'usage_period_start')?.definition).to.contain('select ts');
+
+        expect(await applyMigrations(orm), 'no versioned migration is pending').to.deep.equal([]);
+
+        const after = await orm.em.fork().execute<FunctionRow[]>(FUNCTIONS);
+        const files = sqlFunctionFiles();
+        for (const file of files) expect(after.find((row) => row.name === file.name)?.marker, file.path).to.equal(file.marker);
+        expect(after.find((row) => row.name === 'usage_period_start')?.definition).to.contain("date_trunc('month'");
+      } finally {
+        await orm.close(true);
+      }
+    });
+  });
+});

@@ -1,0 +1,116 @@
+// The life of an idempotency claim (ruling R14): a failed request gives its key back; a claim
+// whose lease has passed (a crashed process) is taken over; a completed key replays for the
+// retention (24 h) and is then free again. The lease doubles as a fencing token: a request that
+// lost its claim to a takeover stores nothing (R15).
+import { expect } from 'chai';
+import { idempotencyLeaseMs } from '../../../src/config.ts';
+import { CREATE_REPORT_METHOD, CREATE_REPORT_PATH } from '../../../src/reports/stages/apply-idempotency.ts';
+import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
+import { requestFingerprint } from '../../../src/idempotency/fingerprint.ts';
+import { FixedClock } from '../../../src/shared/clock.ts';
+import { testEm } from '../../support/database.ts';
+import { useService } from '../../support/use-service.ts';
+import { bodyNumber, customerTotals, isReplay, SwappableGenerator, waitFor, type CreatedReport } from '../../support/reports.ts';
+import { expectApiError } from '../../support/expect-api-error.ts';
+
+const T0 = '2026-06-15T12:00:00.000Z';
+const HOUR = 3_600_000;
+
+async function insertClaim(customerId: string, key: string, body: unknown, leaseExpiresAt: string): Promise<void> {
+  await (await testEm()).execute(
+    `insert into idempotency_record (customer_id, product, operation, idempotency_key, fingerprint, status, lease_expires_at, created_at)
+     values (?, 'evidence_reports', 'evidence_report', ?, ?, 'in_progress', ?, ?)`,
+    [customerId, key, requestFingerprint(CREATE_REPORT_METHOD, CREATE_REPORT_PATH, body), leaseExpiresAt, T0],
+  );
+}
+
+describe('POST /v1/evidence/reports: release, lease takeover and retention of idempotency keys (R14)', () => {
+  const clock = new FixedClock(T0);
+  const generator = new SwappableGenerator(new FakeReportGenerator());
+  let leaseMs: number;
+
+  const app = useService({}, { clock, generator });
+  before(async () => {
+    leaseMs = idempotencyLeaseMs(app.service.config);
+  });
+  beforeEach(() => {
+    clock.set(T0);
+    generator.current = new FakeReportGenerator();
+  });
+
+  it('a request that fails after claiming its key releases it: the retry with the same key succeeds (R14)', async () => {
+    const client = await app.newCaller();
+    generator.current = new FakeReportGenerator({ error: { kind: 'unavailable' } });
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'retry-me' } }), 'report_generation_unavailable');
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 0, units: 0, claims: 0 });
+    generator.current = new FakeReportGenerator();
+    const retry = await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'retry-me' } });
+    expect(retry.status).to.equal(201);
+    expect(isReplay(retry)).to.equal(false);
+  });
+
+  it('a completed key replays until the retention ends and makes a NEW report after it (R14: 24 h)', async () => {
+    const client = await app.newCaller();
+    const first = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'day' } });
+    clock.set(new Date(Date.parse(T0) + 24 * HOUR - 1));
+    const replay = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'day' } });
+    expect(isReplay(replay)).to.equal(true);
+    expect(replay.body.id).to.equal(first.body.id);
+    clock.set(new Date(Date.parse(T0) + 24 * HOUR + 1));
+    const fresh = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'day' } });
+    expect(fresh.status).to.equal(201);
+    expect(isReplay(fresh)).to.equal(false);
+    expect(fresh.body.id).not.to.equal(first.body.id);
+  });
+
+  it('after the retention the key is free for another request too: no conflict (R14)', async () => {
+    const client = await app.newCaller();
+    await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'reuse' } });
+    expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'reuse' } }), 'idempotency_conflict');
+    clock.advance(24 * HOUR + 1);
+    expect((await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'reuse' } })).status).to.equal(201);
+  });
+
+  it('an in-progress claim whose lease has passed (a crashed process) is taken over: the request succeeds (R14)', async () => {
+    const client = await app.newCaller();
+    await insertClaim(client.customerId, 'crashed', bodyNumber(1), new Date(Date.parse(T0) - 1).toISOString());
+    const res = await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'crashed' } });
+    expect(res.status).to.equal(201);
+    expect(isReplay(res)).to.equal(false);
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+  });
+
+  it('an expired claim of another request is taken over too: it is no conflict (R14)', async () => {
+    const client = await app.newCaller();
+    await insertClaim(client.customerId, 'crashed-other', bodyNumber(9), new Date(Date.parse(T0) - 1).toISOString());
+    expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'crashed-other' } })).status).to.equal(201);
+  });
+
+  it('a live claim of another instance is 409 idempotency_in_progress, of another request 409 idempotency_conflict (R14, R30)', async () => {
+    const client = await app.newCaller();
+    await insertClaim(client.customerId, 'live', bodyNumber(1), new Date(Date.parse(T0) + 1000).toISOString());
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'live' } }), 'idempotency_in_progress');
+    expectApiError(await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'live' } }), 'idempotency_conflict');
+    clock.advance(1000);
+    expect((await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'live' } })).status).to.equal(201);
+  });
+
+  it('a request that lost its claim to a takeover stores nothing; the one that took over makes the one report (R14, R15)', async () => {
+    const client = await app.newCaller();
+    const slow = new FakeReportGenerator({ delayMs: 800 });
+    generator.current = slow;
+    const original = client.create(bodyNumber(1), { headers: { 'idempotency-key': 'fenced' } });
+    await waitFor(() => slow.callCount === 1);
+    // The original's lease passes while it generates; a retry takes the key over.
+    clock.advance(leaseMs + 1);
+    generator.current = new FakeReportGenerator();
+    const takeover = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'fenced' } });
+    expect(takeover.status).to.equal(201);
+    expect(isReplay(takeover)).to.equal(false);
+    // The original finishes generating, cannot complete its lost claim, and rolls back.
+    expectApiError(await original, 'idempotency_unavailable');
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+    const replay = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'fenced' } });
+    expect(replay.body.id).to.equal(takeover.body.id);
+  });
+});

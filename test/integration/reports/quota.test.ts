@@ -1,0 +1,115 @@
+// Step 6, the monthly quota (spec 2.6 and section 8, rulings R17, R18, R31): no active plan is
+// 403 quota_access_denied; with limit L, used L-1 is allowed and used L is 429 quota_exceeded
+// with the details of spec 2.6 (resetAt = start of the next UTC month) and no Retry-After.
+// The clock is fixed at the last second of a year so that the period edge is part of the test.
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { createPlan } from '../../../src/admin/plans.ts';
+import { subscribe } from '../../../src/admin/subscriptions.ts';
+import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
+import { FakeImageFetcher } from '../../../src/images/fake-image-fetcher.ts';
+import { FixedClock } from '../../../src/shared/clock.ts';
+import { createCustomerFixture, testEm } from '../../support/database.ts';
+import { useService } from '../../support/use-service.ts';
+import { bodyNumber, caller, customerTotals } from '../../support/reports.ts';
+import { expectApiError } from '../../support/expect-api-error.ts';
+
+const LAST_SECOND_OF_2026 = '2026-12-31T23:59:59.000Z';
+const START_OF_2027 = '2027-01-01T00:00:00.000Z';
+
+describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17, R18, R31)', () => {
+  const generator = new FakeReportGenerator();
+  const imageFetcher = new FakeImageFetcher();
+  const clock = new FixedClock(LAST_SECOND_OF_2026);
+
+  const app = useService({}, { generator, imageFetcher, clock });
+  beforeEach(() => clock.set(LAST_SECOND_OF_2026));
+
+  it('a customer without an active plan is 403 quota_access_denied, and nothing is generated (R18)', async () => {
+    const client = await app.newCaller({ noPlan: true });
+    const calls = generator.callCount;
+    expectApiError(await client.create(bodyNumber(1), { headers: { 'idempotency-key': 'no-plan' } }), 'quota_access_denied');
+    expect(generator.callCount).to.equal(calls);
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 0, units: 0, claims: 0 });
+  });
+
+  it('monthlyLimit 1: the last unit is consumed, the next request is 429 quota_exceeded with the details of spec 2.6', async () => {
+    const client = await app.newCaller({ monthlyLimit: 1 });
+    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    const calls = generator.callCount;
+    const res = await client.create(bodyNumber(2), { headers: { 'idempotency-key': 'over-quota' } });
+    expectApiError(res, 'quota_exceeded', {
+      operation: 'evidence_report',
+      limit: 1,
+      used: 1,
+      remaining: 0,
+      requestedUnits: 1,
+      resetAt: START_OF_2027,
+    });
+    expect(res.headers, 'R31: only the rate-limit 429 has Retry-After').not.to.have.property('retry-after');
+    expect(generator.callCount).to.equal(calls);
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+  });
+
+  it('monthlyLimit 0: the first request is already 429 quota_exceeded (used 0, remaining 0)', async () => {
+    const client = await app.newCaller({ monthlyLimit: 0 });
+    expectApiError(await client.create(bodyNumber(1)), 'quota_exceeded', {
+      operation: 'evidence_report',
+      limit: 0,
+      used: 0,
+      remaining: 0,
+      requestedUnits: 1,
+      resetAt: START_OF_2027,
+    });
+  });
+
+  it('with limit L, used L-1 is allowed and used L is blocked (spec section 8)', async () => {
+    const client = await app.newCaller({ monthlyLimit: 3 });
+    const statuses = [];
+    for (const n of [1, 2, 3, 4]) statuses.push((await client.create(bodyNumber(n))).status);
+    expect(statuses).to.deep.equal([201, 201, 201, 429]);
+  });
+
+  it('a new UTC month starts with the full quota again (spec section 8: resetAt is when)', async () => {
+    const client = await app.newCaller({ monthlyLimit: 1 });
+    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    expectApiError(await client.create(bodyNumber(2)), 'quota_exceeded');
+    clock.set(START_OF_2027);
+    expect((await client.create(bodyNumber(3))).status).to.equal(201);
+    expectApiError(await client.create(bodyNumber(4)), 'quota_exceeded', {
+      operation: 'evidence_report',
+      limit: 1,
+      used: 1,
+      remaining: 0,
+      requestedUnits: 1,
+      resetAt: '2027-02-01T00:00:00.000Z',
+    });
+  });
+
+  it('a bigger plan takes effect on the next request (R21: no caching of plan decisions)', async () => {
+    const customer = await createCustomerFixture({ monthlyLimit: 1 });
+    const client = caller(app.service.url, customer, app.ledger);
+    expect((await client.create(bodyNumber(1))).status).to.equal(201);
+    expectApiError(await client.create(bodyNumber(2)), 'quota_exceeded');
+    const { planCode } = await createPlan(await testEm(), { code: `quota-test-${randomBytes(4).toString('hex')}`, monthlyLimit: 2, usageVisible: true });
+    await subscribe(await testEm(), { customerId: customer.customerId, planCode });
+    expect((await client.create(bodyNumber(3))).status).to.equal(201);
+  });
+
+  it('a quota-rejected request with an image URL fetches nothing (spec section 1, step 6 before step 7)', async () => {
+    const client = await app.newCaller({ monthlyLimit: 0 });
+    const fetches = imageFetcher.calls.length;
+    const res = await client.create({ context: 'damage_report', evidence: { images: [{ url: 'https://img.example/dent.png' }] } });
+    expectApiError(res, 'quota_exceeded');
+    expect(imageFetcher.calls.length).to.equal(fetches);
+  });
+
+  it('GET usage agrees: the rejected requests recorded no unit (spec 2.7)', async () => {
+    const client = await app.newCaller({ monthlyLimit: 1 });
+    await client.create(bodyNumber(1));
+    await client.create(bodyNumber(2));
+    const res = await client.usage<{ usage: unknown[] }>();
+    expect(res.status).to.equal(200);
+    expect(res.body.usage).to.deep.equal([{ operation: 'evidence_report', used: 1, limit: 1, remaining: 0 }]);
+  });
+});

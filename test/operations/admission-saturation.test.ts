@@ -1,0 +1,88 @@
+// R52: a saturated instance (a request would wait longer than ADMISSION_MAX_QUEUE_MS before
+// its work starts) refuses new API requests before authentication, within milliseconds, with
+// 503 and Retry-After: report_generation_unavailable for a creation, current_usage_unavailable
+// for a usage read. /healthz, /readyz and /metrics are never shed. Saturation is made here with
+// a concurrency ceiling of 2 (ADMISSION_MAX_CONCURRENCY) and a generator that holds each
+// creation (OFFLINE_GENERATOR_DELAY_MS); with a tiny ADMISSION_MAX_QUEUE_MS nothing may queue.
+import { expect } from 'chai';
+import { expectApiError } from '../support/expect-api-error.ts';
+import { send, type TestResponse } from '../support/http-client.ts';
+import { useService } from '../support/use-service.ts';
+import { scrape, seriesKey } from '../support/observability/prometheus.ts';
+import { bodyNumber, customerTotals, REPORTS_PATH } from '../support/reports.ts';
+
+const HOLD_MS = 2_000;
+/** "Within milliseconds", with room for a loaded machine: far below the time a creation takes. */
+const REFUSAL_BOUND_MS = 400;
+const SATURATED = seriesKey('ers_admission_rejections_total', { reason: 'saturated' });
+
+async function timed<T>(promise: Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await promise;
+  return { value, ms: performance.now() - started };
+}
+
+function expectShed(answer: { value: TestResponse; ms: number }, code: 'report_generation_unavailable' | 'current_usage_unavailable'): void {
+  expectApiError(answer.value, code);
+  expect(answer.value.headers['retry-after']).to.match(/^[1-9]\d*$/);
+  expect(answer.ms, 'refused within milliseconds').to.be.below(REFUSAL_BOUND_MS);
+}
+
+describe('a saturated instance sheds API requests before authentication (R52)', () => {
+  const app = useService({
+    ADMISSION_MAX_CONCURRENCY: '2',
+    ADMISSION_MAX_QUEUE_MS: '1',
+    MAX_IN_FLIGHT_PER_CUSTOMER: '0',
+    OFFLINE_GENERATOR_DELAY_MS: String(HOLD_MS),
+    METRICS_PORT: '0',
+  });
+
+  it('excess creations, usage reads and report reads get 503 with Retry-After at once; health, readiness and metrics answer 200; nothing is counted for the refused', async () => {
+    const saturatedBefore = (await scrape(app.service.metricsUrl as string)).samples.get(SATURATED) ?? 0;
+    const held = [app.client.create(bodyNumber(1)), app.client.create(bodyNumber(2))];
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const creations = await Promise.all(Array.from({ length: 8 }, (_, i) => timed(app.client.create(bodyNumber(10 + i)))));
+    for (const answer of creations) expectShed(answer, 'report_generation_unavailable');
+    const reads = await Promise.all(Array.from({ length: 3 }, () => timed(app.client.usage())));
+    for (const answer of reads) expectShed(answer, 'current_usage_unavailable');
+    // Before authentication: no key, or a key that cannot be one, is refused the same way.
+    expectShed(await timed(send(app.service.url, 'POST', REPORTS_PATH, { body: bodyNumber(20) })), 'report_generation_unavailable');
+    expectShed(await timed(send(app.service.url, 'GET', '/v1/usage/current', { headers: { 'x-api-key': 'junk' } })), 'current_usage_unavailable');
+    // Reading a report back is free (R54) but still shed like the rest.
+    expectShed(await timed(send(app.service.url, 'GET', `${REPORTS_PATH}/00000000-0000-4000-8000-000000000000`)), 'report_generation_unavailable');
+
+    // Never shed, while the two creations still hold the instance.
+    expect((await send(app.service.url, 'GET', '/healthz')).status).to.equal(200);
+    expect((await send(app.service.url, 'GET', '/readyz')).status).to.equal(200);
+    const metrics = await scrape(app.service.metricsUrl as string);
+    expect(metrics.status).to.equal(200);
+    expect((metrics.samples.get(SATURATED) ?? 0) - saturatedBefore, 'ers_admission_rejections_total{reason="saturated"}').to.equal(14);
+    // Counted as refusals only, never as 503s of the application (which the fail-closed alerts read).
+    expect(metrics.samples.get(seriesKey('ers_http_requests_total', { operation: 'getCurrentUsage', status: '503', code: 'current_usage_unavailable', mode: 'live' }))).to.equal(undefined);
+
+    for (const answer of await Promise.all(held)) expect(answer.status).to.equal(201);
+    expect(await customerTotals(app.client.customerId)).to.deep.equal({ reports: 2, units: 2, claims: 0 });
+    // The places are free again.
+    expect((await app.client.create(bodyNumber(30))).status).to.equal(201);
+    expect((await app.client.usage()).status).to.equal(200);
+  });
+});
+
+describe('a burst within ADMISSION_MAX_QUEUE_MS waits its turn instead of being refused (R52)', () => {
+  const STEP_MS = 500;
+  const app = useService({
+    ADMISSION_MAX_CONCURRENCY: '2',
+    ADMISSION_MAX_QUEUE_MS: '60000',
+    MAX_IN_FLIGHT_PER_CUSTOMER: '0',
+    OFFLINE_GENERATOR_DELAY_MS: String(STEP_MS),
+  });
+
+  it('6 creations against a concurrency of 2 all succeed, in three waves', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => timed(app.client.create(bodyNumber(i)))));
+    expect(answers.map((answer) => answer.value.status)).to.deep.equal([201, 201, 201, 201, 201, 201]);
+    const ms = answers.map((answer) => answer.ms).sort((a, b) => a - b);
+    // Two at a time: the last two started only after two waves had finished.
+    expect(ms[5], 'the last of three waves').to.be.at.least(3 * STEP_MS - 100);
+  });
+});

@@ -1,0 +1,45 @@
+// The variables of R51 (edge bounds) and R52 (admission control): their documented defaults,
+// and a bad value refused with one line naming the variable (operator-interface.md).
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const BAD: [variable: string, env: Record<string, string>][] = [
+  ['MAX_CONNECTIONS', { MAX_CONNECTIONS: '0' }],
+  ['MAX_CONNECTIONS', { MAX_CONNECTIONS: 'many' }],
+  ['HEADERS_TIMEOUT_MS', { HEADERS_TIMEOUT_MS: '10.5' }],
+  ['HEADERS_TIMEOUT_MS', { HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }],
+  ['REQUEST_TIMEOUT_MS', { REQUEST_TIMEOUT_MS: '-1' }],
+  ['KEEP_ALIVE_TIMEOUT_MS', { KEEP_ALIVE_TIMEOUT_MS: 'forever' }],
+  ['MAX_IN_FLIGHT_PER_CUSTOMER', { MAX_IN_FLIGHT_PER_CUSTOMER: '-1' }],
+  ['ADMISSION_MAX_QUEUE_MS', { ADMISSION_MAX_QUEUE_MS: '-5' }],
+  ['ADMISSION_MAX_CONCURRENCY', { ADMISSION_MAX_CONCURRENCY: '0' }],
+];
+
+describe('edge bounds and admission control variables (R51, R52)', () => {
+  it('an empty environment gives the documented defaults', () => {
+    expect(loadConfig({})).to.include({
+      maxConnections: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxInFlightPerCustomer: 16,
+      admissionMaxQueueMs: 1_000,
+      admissionMaxConcurrency: 1_024,
+    });
+  });
+
+  it('0 turns the in-flight limit and the shedding off (accepted)', () => {
+    expect(loadConfig({ MAX_IN_FLIGHT_PER_CUSTOMER: '0' }).maxInFlightPerCustomer).to.equal(0);
+    expect(loadConfig({ ADMISSION_MAX_QUEUE_MS: '0' }).admissionMaxQueueMs).to.equal(0);
+  });
+
+  for (const [variable, env] of BAD) {
+    it(`${JSON.stringify(env)} is refused with one line naming ${variable}`, () => {
+      expect(() => loadConfig(env))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes(variable)
+        .and.does.not.include('\n');
+    });
+  }
+});

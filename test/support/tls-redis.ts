@@ -1,0 +1,59 @@
+// A redis-server started by the test for R48: TLS only (`port 0`, `tls-port`), a server
+// certificate signed by the test's CA, no client certificates asked for, and ACL users only:
+// the default user is off, so every command needs the user and password of the URL, and the
+// service's user may touch only its own keys with the commands the store uses.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { acceptsConnections, freePort } from './haproxy.ts';
+import type { CertificateAuthority, ServerCertificate } from './tls-certificates.ts';
+
+export interface TlsRedis {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export async function startTlsRedis(dir: string, certificate: ServerCertificate, ca: CertificateAuthority, user: string, password: string): Promise<TlsRedis> {
+  const port = await freePort();
+  const config = join(dir, 'redis.conf');
+  await writeFile(
+    config,
+    [
+      'bind 127.0.0.1 -::1',
+      'port 0',
+      `tls-port ${port}`,
+      `tls-cert-file ${certificate.certFile}`,
+      `tls-key-file ${certificate.keyFile}`,
+      `tls-ca-cert-file ${ca.certFile}`,
+      'tls-auth-clients no',
+      'save ""',
+      'appendonly no',
+      `dir ${dir}`,
+      'user default off',
+      // The narrow ACL docs/operations.md recommends: the service's keys and the commands it uses.
+      `user ${user} on >${password} ~evidence_report:* +@read +@write +@scripting +@transaction +@connection`,
+      '',
+    ].join('\n'),
+  );
+  const child: ChildProcess = spawn('redis-server', [config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 10_000;
+  while (!(await acceptsConnections(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server with TLS did not start: ${log}`);
+    }
+    await sleep(50);
+  }
+  return {
+    port,
+    async stop() {
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(3_000).then(() => child.kill('SIGKILL'))]);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// R48: the `ssl` option built from a PostgreSQL URL has libpq's meaning of each sslmode (the
+// driver's own reading differs: there `require` verifies), and a bad setting names its variable.
+// The behaviour against a real TLS server is in test/operations/postgres-tls.test.ts.
+import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { postgresTls, PostgresTlsError, withoutTlsParameters } from '../../../src/db/postgres-tls.ts';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
+
+describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
+  let dir: string;
+  let ca: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ers-tls-options-'));
+    ca = join(dir, 'ca.pem');
+    await writeFile(ca, '-----BEGIN CERTIFICATE-----\nnot parsed here\n-----END CERTIFICATE-----\n');
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  const url = (query: string) => `postgres://u:p@db.example.com:5432/d?${query}`;
+
+  it('no sslmode and disable: no TLS', () => {
+    expect(postgresTls(url(''), 'DATABASE_URL').ssl).to.equal(false);
+    expect(postgresTls(url('sslmode=disable'), 'DATABASE_URL').ssl).to.equal(false);
+  });
+
+  it('require: encrypted, nothing verified; with sslrootcert the chain is verified (libpq: verify-ca), never the name', () => {
+    const plain = postgresTls(url('sslmode=require'), 'DATABASE_URL').ssl;
+    expect(plain).to.include({ rejectUnauthorized: false });
+    const rooted = postgresTls(url(`sslmode=require&sslrootcert=${ca}`), 'DATABASE_URL').ssl;
+    expect(rooted).to.include({ rejectUnauthorized: true });
+    expect(rooted && rooted.checkServerIdentity?.('other.example.com', {} as never)).to.equal(undefined);
+  });
+
+  it('verify-ca: chain verified, name not; verify-full: chain and the URL host verified, SNI set', () => {
+    const caOnly = postgresTls(url(`sslmode=verify-ca&sslrootcert=${ca}`), 'DATABASE_URL').ssl;
+    expect(caOnly).to.include({ rejectUnauthorized: true });
+    expect(caOnly && caOnly.checkServerIdentity?.('x', {} as never)).to.equal(undefined);
+    const full = postgresTls(url(`sslmode=verify-full&sslrootcert=${ca}`), 'DATABASE_URL').ssl;
+    expect(full).to.include({ rejectUnauthorized: true, servername: 'db.example.com' });
+    const mismatch = full && full.checkServerIdentity?.('db.example.com', { subject: { CN: 'other.example.com' }, subjectaltname: 'DNS:other.example.com' } as never);
+    expect(mismatch).to.be.instanceOf(Error);
+  });
+
+  it('a file that cannot be read stops with one line naming the variable and the parameter, never the URL', () => {
+    expect(() => postgresTls(url('sslmode=verify-full&sslrootcert=/nonexistent/ca.pem'), 'DATABASE_DIRECT_URL'))
+      .to.throw(PostgresTlsError, /^Invalid DATABASE_DIRECT_URL: sslrootcert \/nonexistent\/ca.pem cannot be read \(ENOENT\)\.$/);
+  });
+
+  it('loadConfig refuses prefer, allow, unknown modes and sslcert without sslkey, naming the variable', () => {
+    for (const query of ['sslmode=prefer', 'sslmode=allow', 'sslmode=verify', 'sslmode=require&sslcert=/c.pem']) {
+      expect(() => loadConfig({ DATABASE_URL: url(query) }), query).to.throw(ConfigError, /^Invalid DATABASE_URL: /);
+      expect(() => loadConfig({ DATABASE_URL: url(''), DATABASE_DIRECT_URL: url(query) }), query).to.throw(ConfigError, /^Invalid DATABASE_DIRECT_URL: /);
+    }
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: url('') })).to.throw(ConfigError, /^Invalid DATABASE_DIRECT_URL: expected DATABASE_URL to be set as well\.$/);
+    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).to.throw(ConfigError, /^Invalid DATABASE_PREPARED_STATEMENTS: expected one of true, false\.$/);
+  });
+
+  it('the driver gets the URL without the TLS parameters (it would otherwise apply its own meaning of sslmode)', () => {
+    expect(withoutTlsParameters(url(`sslmode=require&sslrootcert=${ca}&application_name=x`))).to.equal('postgres://u:p@db.example.com:5432/d?application_name=x');
+  });
+});

@@ -1,0 +1,107 @@
+// R52: the admission controller on its own, on a clock and an event-loop delay the test sets:
+// places up to the limit, a FIFO queue behind it, refusal when the estimated wait (queued x
+// mean service time / limit) is over the allowed wait, 30% of that bound under a standing
+// queue, and the AIMD limit (shrinks when the loop lags, grows while it is reached and the
+// loop keeps up, within its floor and ceiling).
+import { expect } from 'chai';
+import { AdmissionControl } from '../../../src/http/admission-control.ts';
+
+function rig(options: { maxQueueMs?: number; maxConcurrency?: number } = {}) {
+  let now = 0;
+  let delay = 0;
+  const control = new AdmissionControl({
+    maxQueueMs: options.maxQueueMs ?? 1_000,
+    maxConcurrency: options.maxConcurrency ?? 1_024,
+    now: () => now,
+    loopDelayMs: () => delay,
+  });
+  return {
+    control,
+    advance: (ms: number) => (now += ms),
+    setDelay: (ms: number) => (delay = ms),
+  };
+}
+
+describe('admission control (R52)', () => {
+  const controls: AdmissionControl[] = [];
+  afterEach(() => controls.splice(0).forEach((control) => control.close()));
+  const make = (options?: Parameters<typeof rig>[0]) => {
+    const made = rig(options);
+    controls.push(made.control);
+    return made;
+  };
+
+  it('runs up to the limit at once, queues the next ones and starts them oldest first as places free up', () => {
+    const { control } = make({ maxConcurrency: 2, maxQueueMs: 60_000 });
+    const started: number[] = [];
+    const tickets = [1, 2, 3, 4].map((n) => control.admit(() => started.push(n)));
+    expect(started).to.deep.equal([1, 2]);
+    expect(control.queued).to.equal(2);
+    tickets[0]?.done();
+    expect(started).to.deep.equal([1, 2, 3]);
+    tickets[1]?.done();
+    expect(started).to.deep.equal([1, 2, 3, 4]);
+  });
+
+  it('a queued request whose client went away leaves the queue and never runs', () => {
+    const { control } = make({ maxConcurrency: 1, maxQueueMs: 60_000 });
+    const started: string[] = [];
+    const first = control.admit(() => started.push('first'));
+    const gone = control.admit(() => started.push('gone'));
+    control.admit(() => started.push('next'));
+    gone?.done();
+    first?.done();
+    expect(started).to.deep.equal(['first', 'next']);
+  });
+
+  it('refuses when the estimated wait is over ADMISSION_MAX_QUEUE_MS, from the measured service time', () => {
+    const { control, advance } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
+    // Teach it a service time of 400 ms.
+    for (let i = 0; i < 200; i += 1) {
+      const ticket = control.admit(() => {});
+      advance(400);
+      ticket?.done();
+    }
+    const held = Array.from({ length: 4 }, () => control.admit(() => {}));
+    expect(held.every(Boolean)).to.equal(true);
+    // Queued n-th: wait ~ n x 400 / 4 = n x 100 ms; the 10th is at the bound (admitted), the 11th over it.
+    const queued = Array.from({ length: 12 }, () => control.admit(() => {}));
+    expect(queued.filter(Boolean)).to.have.length(10);
+    expect(control.estimatedWaitMs()).to.be.above(1_000);
+  });
+
+  it('under a queue that has not drained for 100 ms the estimate may reach only 30% of the bound', () => {
+    const { control, advance } = make({ maxConcurrency: 1, maxQueueMs: 1_000 });
+    control.admit(() => {});
+    control.admit(() => {});
+    expect(control.allowedWaitMs()).to.equal(1_000);
+    advance(100);
+    expect(control.allowedWaitMs()).to.equal(300);
+  });
+
+  it('the limit shrinks by a tenth while the event loop lags, down to its floor', () => {
+    const { control, setDelay } = make();
+    expect(control.limit).to.equal(32);
+    setDelay(200);
+    control.adjust();
+    expect(control.limit).to.equal(28);
+    for (let i = 0; i < 100; i += 1) control.adjust();
+    expect(control.limit).to.equal(4);
+  });
+
+  it('the limit grows while it is reached and the loop keeps up (by half far from the target, by a twentieth near it), up to ADMISSION_MAX_CONCURRENCY; it stays put when not reached', () => {
+    const { control, setDelay } = make({ maxConcurrency: 100, maxQueueMs: 60_000 });
+    control.adjust();
+    expect(control.limit, 'not reached: unchanged').to.equal(32);
+    for (let i = 0; i < 40; i += 1) control.admit(() => {});
+    setDelay(40);
+    control.adjust();
+    expect(control.limit, 'near the target').to.equal(33);
+    setDelay(0);
+    control.adjust();
+    expect(control.limit, 'far from it').to.equal(50);
+    for (let i = 0; i < 60; i += 1) control.admit(() => {});
+    for (let i = 0; i < 5; i += 1) control.adjust();
+    expect(control.limit).to.equal(100);
+  });
+});
