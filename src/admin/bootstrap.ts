@@ -2,12 +2,10 @@
 // entitlement + one key, in one transaction, for a customer ready to call the API.
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Customer } from '../accounts/customer.entity.ts';
-import { EVIDENCE_REPORTS_PRODUCT, ProductEntitlement } from '../plans/product-entitlement.entity.ts';
-import { Plan } from '../plans/plan.entity.ts';
-import { Subscription } from '../plans/subscription.entity.ts';
+import { AccountRepository, type CreatedKey } from '../accounts/account-repository.ts';
+import { PlanRepository } from '../plans/plan-repository.ts';
 import { AdminInputError } from './admin-error.ts';
-import { addKey, requireMode, type CreatedKey } from './keys.ts';
+import { requireMode } from './keys.ts';
 import { requireMonthlyLimit } from './plans.ts';
 import { requireNonBlank } from './lookups.ts';
 
@@ -37,20 +35,20 @@ export async function bootstrap(em: EntityManager, input: BootstrapInput): Promi
   const monthlyLimit = requireMonthlyLimit(input.monthlyLimit ?? DEFAULT_MONTHLY_LIMIT);
   const mode = requireMode(input.mode);
   return em.transactional(async (tx) => {
-    const customer = tx.create(Customer, { name });
+    const accounts = new AccountRepository(tx);
+    const plans = new PlanRepository(tx);
+    const customer = accounts.createCustomer(name);
     if (!input.noPlan) {
       // A plan of its own: changing this customer's limit later touches no one else.
-      const plan = tx.create(Plan, {
+      const plan = plans.createPlan({
         code: `bootstrap-${randomBytes(4).toString('hex')}`,
         monthlyLimit,
         usageVisible: !input.usageHidden,
       });
-      tx.create(Subscription, { customer, plan });
+      plans.subscribe(customer, plan);
     }
-    if (!input.noEntitlement) {
-      tx.create(ProductEntitlement, { customer, product: EVIDENCE_REPORTS_PRODUCT, active: true });
-    }
-    const key = addKey(tx, customer, null, mode);
+    if (!input.noEntitlement) plans.grantNewCustomer(customer);
+    const key = accounts.addKey(customer, null, mode);
     await tx.flush();
     return { customerId: customer.id, ...key };
   });

@@ -4,7 +4,7 @@
 import { unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Customer } from '../accounts/customer.entity.ts';
+import { AccountRepository } from '../accounts/account-repository.ts';
 import { newEntityManager, type Database } from '../db/database.ts';
 import { bootstrap } from './bootstrap.ts';
 
@@ -16,7 +16,7 @@ export async function ensureDemoCustomer(db: Database, dataDir: string, logger: 
   const path = join(dataDir, DEMO_KEY_FILE);
   return newEntityManager(db).transactional(async (tx) => {
     // "Fresh" means no customer at all: an operator's own data is never mixed with a demo.
-    if ((await tx.count(Customer, {})) > 0) return undefined;
+    if (await new AccountRepository(tx).anyCustomer()) return undefined;
     const { customerId, apiKey } = await bootstrap(tx, { name: 'Demo customer', monthlyLimit: 1000 });
     // Written before commit: if the file cannot be written, no customer without a key remains.
     // A leftover file from an older database is replaced, never reused: the mode applies

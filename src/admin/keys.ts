@@ -1,17 +1,11 @@
 // key create / revoke / deactivate / activate / list (operator-interface.md, ruling R26).
 // The key itself exists only in createKey's result: it is printed once and never logged.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKey, type ApiKeyStatus } from '../accounts/api-key.entity.ts';
-import { generateApiKeySecret } from '../accounts/api-key-secret.ts';
-import type { Customer } from '../accounts/customer.entity.ts';
+import { AccountRepository, type CreatedKey } from '../accounts/account-repository.ts';
+import type { ApiKeyStatus } from '../accounts/api-key.entity.ts';
 import { isMode, MODES, type Mode } from '../accounts/mode.ts';
 import { AdminInputError } from './admin-error.ts';
 import { requireApiKey, requireCustomer, requireNonBlank } from './lookups.ts';
-
-export interface CreatedKey {
-  apiKeyId: string;
-  apiKey: string;
-}
 
 interface KeyListItem {
   apiKeyId: string;
@@ -21,13 +15,6 @@ interface KeyListItem {
   mode: Mode;
   createdAt: string;
   lastUsedAt: string | null;
-}
-
-/** Adds a key to the unit of work of `tx`; the caller flushes. Shared with bootstrap. */
-export function addKey(tx: EntityManager, customer: Customer, name: string | null, mode: Mode = 'live'): CreatedKey {
-  const secret = generateApiKeySecret(mode);
-  const key = tx.create(ApiKey, { customer, name, keyHash: secret.keyHash, prefix: secret.prefix, mode });
-  return { apiKeyId: key.id, apiKey: secret.key };
 }
 
 /** `--mode` (R53): live (the default) or test. */
@@ -41,7 +28,7 @@ export async function createKey(em: EntityManager, input: { customerId: string; 
   const name = input.name === undefined ? null : requireNonBlank(input.name, 'key name');
   const mode = requireMode(input.mode);
   return em.transactional(async (tx) => {
-    const created = addKey(tx, await requireCustomer(tx, input.customerId), name, mode);
+    const created = new AccountRepository(tx).addKey(await requireCustomer(tx, input.customerId), name, mode);
     await tx.flush();
     return created;
   });
@@ -54,14 +41,11 @@ export async function setKeyStatus(
 ): Promise<{ apiKeyId: string; status: ApiKeyStatus }> {
   return em.transactional(async (tx) => {
     const key = await requireApiKey(tx, input.apiKeyId);
-    if (key.status === 'revoked' && input.status !== 'revoked') {
+    if (!AccountRepository.canChangeStatus(key.status, input.status)) {
       throw new AdminInputError(`Key ${key.id} is revoked; revocation is final, create a new key`);
     }
-    if (key.status !== input.status) {
-      key.status = input.status;
-      if (input.status === 'revoked') key.revokedAt = new Date();
-      await tx.flush();
-    }
+    new AccountRepository(tx).setKeyStatus(key, input.status);
+    await tx.flush();
     return { apiKeyId: key.id, status: key.status };
   });
 }
@@ -69,7 +53,7 @@ export async function setKeyStatus(
 /** Keys without secrets: never the hash (R26); timestamps RFC 3339 UTC with Z (R27). */
 export async function listKeys(em: EntityManager, input: { customerId: string }): Promise<{ keys: KeyListItem[] }> {
   const customer = await requireCustomer(em, input.customerId);
-  const keys = await em.find(ApiKey, { customer }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const keys = await new AccountRepository(em).keysOf(customer);
   return {
     keys: keys.map((key) => ({
       apiKeyId: key.id,

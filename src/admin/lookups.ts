@@ -1,28 +1,26 @@
 // Look-ups that turn an operator's identifier into a row, or a one-line AdminInputError.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKey } from '../accounts/api-key.entity.ts';
-import { Customer } from '../accounts/customer.entity.ts';
-import { Plan } from '../plans/plan.entity.ts';
+import { AccountRepository } from '../accounts/account-repository.ts';
+import type { ApiKey } from '../accounts/api-key.entity.ts';
+import type { Customer } from '../accounts/customer.entity.ts';
+import type { Plan } from '../plans/plan.entity.ts';
+import { PlanRepository } from '../plans/plan-repository.ts';
 import { AdminInputError } from './admin-error.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-// A malformed id is as unknown as a missing one, and must not reach the uuid column (the
-// database would answer with an error that is not about the operator's input).
 export async function requireCustomer(em: EntityManager, customerId: string): Promise<Customer> {
-  const customer = UUID.test(customerId) ? await em.findOne(Customer, customerId) : null;
+  const customer = await new AccountRepository(em).customer(customerId);
   if (!customer) throw new AdminInputError(`Unknown customer: ${customerId}`);
   return customer;
 }
 
 export async function requireApiKey(em: EntityManager, apiKeyId: string): Promise<ApiKey> {
-  const key = UUID.test(apiKeyId) ? await em.findOne(ApiKey, apiKeyId) : null;
+  const key = await new AccountRepository(em).apiKey(apiKeyId);
   if (!key) throw new AdminInputError(`Unknown key: ${apiKeyId}`);
   return key;
 }
 
 export async function requirePlan(em: EntityManager, code: string): Promise<Plan> {
-  const plan = await em.findOne(Plan, code);
+  const plan = await new PlanRepository(em).plan(code);
   if (!plan) throw new AdminInputError(`Unknown plan: ${code}`);
   return plan;
 }

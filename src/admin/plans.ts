@@ -1,7 +1,7 @@
 // plan create (operator-interface.md, ruling R18): a catalogue row with a monthly limit for
 // `evidence_report` and whether customers on it may read their usage.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Plan } from '../plans/plan.entity.ts';
+import { PlanRepository } from '../plans/plan-repository.ts';
 import { AdminInputError } from './admin-error.ts';
 
 const PLAN_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -27,8 +27,9 @@ export async function createPlan(em: EntityManager, input: CreatePlanInput): Pro
   }
   const monthlyLimit = requireMonthlyLimit(input.monthlyLimit);
   return em.transactional(async (tx) => {
-    if (await tx.findOne(Plan, input.code)) throw new AdminInputError(`Plan already exists: ${input.code}`);
-    tx.create(Plan, { code: input.code, monthlyLimit, usageVisible: input.usageVisible });
+    const plans = new PlanRepository(tx);
+    if (await plans.plan(input.code)) throw new AdminInputError(`Plan already exists: ${input.code}`);
+    plans.createPlan({ code: input.code, monthlyLimit, usageVisible: input.usageVisible });
     await tx.flush();
     return { planCode: input.code };
   });

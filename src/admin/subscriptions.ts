@@ -2,7 +2,6 @@
 // its one active subscription; the partial unique index on subscription enforces "one".
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PlanRepository } from '../plans/plan-repository.ts';
-import { Subscription } from '../plans/subscription.entity.ts';
 import { requireCustomer, requirePlan } from './lookups.ts';
 
 export async function subscribe(
@@ -16,7 +15,7 @@ export async function subscribe(
     // Already on that plan: nothing to change, the period's usage stays where it is.
     if ((await plans.activePlan(customer.id))?.code !== plan.code) {
       await plans.endActiveSubscription(customer.id);
-      tx.create(Subscription, { customer, plan });
+      plans.subscribe(customer, plan);
       await tx.flush();
     }
     return { customerId: customer.id, planCode: plan.code };
