@@ -13,6 +13,8 @@
 // BENCH_ONLY=report-read (R54: GET /v1/evidence/reports/{id} beside GET usage, both at 1M stored
 // reports of the caller, each with its usage unit).
 // BENCH_ONLY=overload (only R52: capacity C closed loop, then 2C open loop with admission control on and off).
+// BENCH_OVERLOAD_TRACE=<file> appends every open-loop answer as CSV (rate, due ms, latency ms, status,
+// new connection 0/1): where the slow answers of an overload run are.
 // BENCH_ONLY=pooled (only POST direct and POST through PgBouncer in transaction mode, R47, and the
 // statement pass with DATABASE_PREPARED_STATEMENTS=false).
 import { randomUUID } from 'node:crypto';

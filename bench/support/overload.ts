@@ -8,6 +8,7 @@
 // omission). Both loops use the same small HTTP/1.1 client on raw sockets (content-length
 // framing, which every answer of the service has), so C and the offered load are measured with
 // the same client cost; it needs a fraction of the CPU node:http or autocannon would.
+import { appendFileSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 
 export interface OverloadSpec {
@@ -28,19 +29,46 @@ export interface Outcomes {
   p50Of201Ms: number;
   p99Of201Ms: number;
   p99OfRefusalsMs: number;
+  /**
+   * p99 of the refusals sent on a connection that had carried an answer before: without the
+   * TCP handshake and the wait in the service's accept queue that a new connection pays.
+   */
+  p99OfRefusalsEstablishedMs: number;
   /** Requests not answered within TIMEOUT_MS of being due (never sent, or sent and unanswered). */
   timeouts: number;
   socketErrors: number;
   peakConnections: number;
   /** p99 of how late the sender itself put requests on the wire (its own CPU starvation). */
   senderLagP99Ms: number;
+  /**
+   * Connections the kernel dropped during the run because a listen queue on the machine was full
+   * (TcpExt ListenOverflows; each costs its client a SYN retransmission, 1 s or more).
+   */
+  listenOverflows?: number;
+}
+
+/** The machine's TcpExt ListenOverflows counter (Linux), or undefined where it cannot be read. */
+function listenOverflows(): number | undefined {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:'));
+    const names = lines[0]?.split(/\s+/) ?? [];
+    const values = lines[1]?.split(/\s+/) ?? [];
+    const i = names.indexOf('ListenOverflows');
+    return i === -1 ? undefined : Number(values[i]);
+  } catch {
+    return undefined;
+  }
 }
 
 const TIMEOUT_MS = 10_000;
+/** A file to write every answer of each run to, as CSV (where the slow ones are: start, new connections). */
+const TRACE = process.env.BENCH_OVERLOAD_TRACE;
 const MAX_SOCKETS = 8_000;
 
 interface Pending {
   readonly due: number;
+  /** Sent on a connection opened for it (its latency includes the TCP handshake and accept). */
+  fresh: boolean;
   readonly onDone: (status: number, retryAfter: boolean) => void;
   /** The connection closed before the answer. */
   readonly onLost: () => void;
@@ -106,14 +134,20 @@ class Recorder {
   socketErrors = 0;
   answered = 0;
   readonly lag: number[] = [];
+  readonly refusalsEstablished: number[] = [];
 
-  done(status: number, retryAfter: boolean, ms: number): void {
+  /** Every answer as [due ms, latency ms, status, fresh connection], for BENCH_OVERLOAD_TRACE. */
+  readonly trace: [number, number, number, boolean][] = [];
+
+  done(status: number, retryAfter: boolean, ms: number, due = 0, fresh = false): void {
+    if (TRACE) this.trace.push([due, ms, status, fresh]);
     if (ms > TIMEOUT_MS) {
       this.timeouts += 1;
       return;
     }
     this.answered += 1;
     (this.latencies[status] ??= []).push(ms);
+    if (status !== 201 && !fresh) this.refusalsEstablished.push(ms);
     if (status === 503 && retryAfter) this.refusals503WithRetryAfter += 1;
   }
 
@@ -131,6 +165,7 @@ class Recorder {
       p50Of201Ms: round(percentile(created, 50)),
       p99Of201Ms: round(percentile(created, 99)),
       p99OfRefusalsMs: round(percentile(refusals, 99)),
+      p99OfRefusalsEstablishedMs: round(percentile(Float64Array.from(this.refusalsEstablished).sort(), 99)),
       timeouts: this.timeouts,
       socketErrors: this.socketErrors,
       peakConnections,
@@ -169,8 +204,9 @@ class Sender {
     this.recorder.lag.push(performance.now() - due);
     const pending: Pending = {
       due,
+      fresh: false,
       onDone: (status, retryAfter) => {
-        this.recorder.done(status, retryAfter, performance.now() - due);
+        this.recorder.done(status, retryAfter, performance.now() - due, due, pending.fresh);
         then();
       },
       onLost: () => {
@@ -182,7 +218,10 @@ class Sender {
     };
     let connection = this.#idle.pop();
     while (connection && connection.socket.destroyed) connection = this.#idle.pop();
-    if (!connection && this.#all.size < MAX_SOCKETS) connection = this.#open();
+    if (!connection && this.#all.size < MAX_SOCKETS) {
+      connection = this.#open();
+      pending.fresh = true;
+    }
     if (connection) connection.send(this.#request, pending);
     else this.#waiting.push(pending);
   }
@@ -250,6 +289,7 @@ export async function openLoop(spec: OverloadSpec, rate: number, seconds: number
   const sender = new Sender(spec);
   const started = performance.now();
   const total = Math.round(rate * seconds);
+  const overflowsBefore = listenOverflows();
   let sent = 0;
   await new Promise<void>((resolve) => {
     const tick = () => {
@@ -266,7 +306,14 @@ export async function openLoop(spec: OverloadSpec, rate: number, seconds: number
   const deadline = performance.now() + TIMEOUT_MS;
   while (sender.outstanding > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   sender.close();
-  return sender.recorder.outcomes(seconds, total, sender.peak);
+  if (TRACE) {
+    const rows = sender.recorder.trace.map(([due, ms, status, fresh]) => `${rate},${Math.round(due - started)},${ms.toFixed(1)},${status},${fresh ? 1 : 0}`);
+    appendFileSync(TRACE, `${rows.join('\n')}\n`);
+  }
+  const overflowsAfter = listenOverflows();
+  const outcomes = sender.recorder.outcomes(seconds, total, sender.peak);
+  if (overflowsBefore !== undefined && overflowsAfter !== undefined) outcomes.listenOverflows = overflowsAfter - overflowsBefore;
+  return outcomes;
 }
 
 /** The raw bytes of a POST with a JSON body. */
@@ -305,6 +352,7 @@ export function renderOverload(figures: OverloadFigures): string {
     row('capacity C (closed loop, 50 conns)', figures.capacity),
     row(`2C = ${figures.offeredRate}/s open loop, admission on`, figures.on),
     row(`2C = ${figures.offeredRate}/s open loop, admission off`, figures.off),
+    `(admission on: p99 of the refusals on connections that had carried an answer before, without a new connection's handshake and accept-queue wait: ${figures.on.p99OfRefusalsEstablishedMs} ms)`,
     '',
     ...overloadTargets(figures).map((t) => `${t.met ? 'met    ' : 'NOT MET'}  ${t.target}: ${t.value}`),
   ].join('\n');
