@@ -3,7 +3,6 @@
 // start the service through here, so the tests run the production wiring; tests may replace
 // a port (clock, image fetcher, generator) or hand in an open database.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -35,7 +34,8 @@ import { systemClock, type Clock } from './shared/clock.ts';
 import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
 import { applyEgressProxy, proxyConfigured } from './shared/egress-proxy.ts';
 import { AdmissionControl } from './http/admission-control.ts';
-import { applyConnectionBound, edgeListener, edgeServerOptions } from './http/edge.ts';
+import { listenOnAcceptSockets } from './http/accept-sockets.ts';
+import { edgeListener, edgeServerOptions } from './http/edge.ts';
 import { readinessGate } from './http/readiness-gate.ts';
 import { CustomerInFlight } from './rate-limit/customer-in-flight.ts';
 
@@ -57,6 +57,8 @@ export interface ServiceOverrides {
 export interface RunningService {
   readonly url: string;
   readonly server: Server;
+  /** Open client connections of the API port, whichever of its accept sockets took them (R51). */
+  connections(): number;
   readonly database: Database;
   /** The metrics listener's URL (`.../metrics`) when METRICS_PORT is set (R40). */
   readonly metricsUrl: string | undefined;
@@ -187,11 +189,13 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       responseTimeoutMs: config.requestTimeoutMs,
     }),
   );
-  applyConnectionBound(server, config);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being refused.
-    server.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => resolve());
+  // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being
+  // refused, and is taken off that queue by several sockets at once (accept-sockets.ts).
+  const acceptSockets = await listenOnAcceptSockets(server, {
+    port: config.port,
+    host: config.host,
+    backlog: config.listenBacklog,
+    maxConnections: config.maxConnections,
   });
   // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
   // the background, by one instance at a time.
@@ -205,7 +209,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     intervalMs: config.idempotencySweepIntervalSeconds * 1000,
   });
   sweeper.start();
-  const address = server.address() as AddressInfo;
+  const { address } = acceptSockets;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   const metricsUrl = await observability.listen();
@@ -214,7 +218,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   const close = () =>
     (closing ??= (async () => {
       draining = true;
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      const stopped = acceptSockets.close();
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
@@ -242,6 +246,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   return {
     url,
     server,
+    connections: () => acceptSockets.connections(),
     database,
     metricsUrl,
     close,

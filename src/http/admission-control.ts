@@ -31,7 +31,7 @@
 // connections, and a saturated Node process takes new connections off the kernel's accept
 // queue only one per event-loop turn (libuv's uv__server_io accepts once per readiness event),
 // so every new connection waits there, invisible to this estimate, for as many turns as there
-// are connections ahead of it. Keeping the admitted answers quick keeps clients on the
+// are connections ahead of it (accept-sockets.ts takes several per turn). Keeping the admitted answers quick keeps clients on the
 // connections they have. Measured at 2x capacity, open loop (bench/README.md): with 30% after
 // 100 ms, 201 p99 0.9-2.9 s and 600-1,700 client connections; with 10% after 50 ms, 0.2-0.9 s
 // and 225-450 connections, goodput unchanged.

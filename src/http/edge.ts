@@ -1,7 +1,7 @@
 // The HTTP edge in front of the Koa application: the bounds of R51 on connections and on the
 // time a peer may take, and the load shedding of R52, which answers before the application
 // (and so before authentication) runs, the way a load balancer would.
-import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -9,7 +9,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../errors/catalogue.ts';
 import type { Telemetry } from '../observability/telemetry.ts';
 import type { AdmissionControl } from './admission-control.ts';
 
-type EdgeConfig = Pick<Config, 'maxConnections' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
+type EdgeConfig = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
 
 /**
  * R51 as node:http options: headers within HEADERS_TIMEOUT_MS, the whole request within
@@ -28,11 +28,6 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
     keepAliveTimeoutBuffer: 0,
     connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
   };
-}
-
-/** R51: at most MAX_CONNECTIONS client connections; node closes one more at once. */
-export function applyConnectionBound(server: Server, config: EdgeConfig): void {
-  server.maxConnections = config.maxConnections;
 }
 
 /** The API operations admission control guards, and the 503 code each is refused with (R52). */
