@@ -6,6 +6,7 @@
 // Methods add to the unit of work of the EntityManager they were given; the caller owns the
 // transaction and flushes (so bootstrap can create a customer, its plan and its key at once).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isUuid } from '../db/uuid.ts';
 import { ApiKey, type ApiKeyStatus } from './api-key.entity.ts';
 import { generateApiKeySecret } from './api-key-secret.ts';
 import { Customer, type CustomerStatus } from './customer.entity.ts';
@@ -17,9 +18,6 @@ export interface CreatedKey {
   apiKey: string;
 }
 
-/** A malformed id is as unknown as a missing one and must not reach a uuid column. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export class AccountRepository {
   readonly #em: EntityManager;
 
@@ -27,12 +25,13 @@ export class AccountRepository {
     this.#em = em;
   }
 
+  /** A malformed id is as unknown as a missing one. */
   async customer(customerId: string): Promise<Customer | null> {
-    return UUID.test(customerId) ? this.#em.findOne(Customer, customerId) : null;
+    return isUuid(customerId) ? this.#em.findOne(Customer, customerId) : null;
   }
 
   async apiKey(apiKeyId: string): Promise<ApiKey | null> {
-    return UUID.test(apiKeyId) ? this.#em.findOne(ApiKey, apiKeyId) : null;
+    return isUuid(apiKeyId) ? this.#em.findOne(ApiKey, apiKeyId) : null;
   }
 
   /** Whether the database holds any customer (the demo customer goes only into an empty one). */

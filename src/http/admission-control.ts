@@ -29,12 +29,11 @@
 // to aim so low. The estimate is a mean and the waits around it spread wide on a busy machine.
 // And a queue here has a hidden twin in front of it: clients whose answers are slow open more
 // connections, and a saturated Node process takes new connections off the kernel's accept
-// queue only one per event-loop turn (libuv's uv__server_io accepts once per readiness event),
-// so every new connection waits there, invisible to this estimate, for as many turns as there
-// are connections ahead of it (accept-sockets.ts takes several per turn). Keeping the admitted answers quick keeps clients on the
-// connections they have. Measured at 2x capacity, open loop (bench/README.md): with 30% after
-// 100 ms, 201 p99 0.9-2.9 s and 600-1,700 client connections; with 10% after 50 ms, 0.2-0.9 s
-// and 225-450 connections, goodput unchanged.
+// queue only one per event-loop turn and listening socket (libuv's uv__server_io accepts once
+// per readiness event; accept-sockets.ts), so a new connection waits there, invisible to this
+// estimate. Quick admitted answers keep clients on the connections they have. Measured at 2x
+// capacity, open loop (bench/README.md): aiming at 30% after 100 ms gave a 201 p99 of 0.9-2.9 s
+// and 600-1,700 client connections; 10% after 50 ms, 0.2-0.9 s and 225-450, same goodput.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 interface AdmissionControlOptions {
