@@ -1,9 +1,9 @@
 // The API port's accept sockets (R37, R51, R52): a turn of a busy event loop takes several new
-// connections off the kernel's queues, not one; a port in use still fails the start with
-// EADDRINUSE, whether a plain socket or another instance of the service holds it.
-// (MAX_CONNECTIONS over all sockets: edge-bounds.test.ts.)
+// connections off the kernel's queues, not one; MAX_CONNECTIONS bounds the connections of all
+// the sockets together (R51); a port in use still fails the start with EADDRINUSE, whether a
+// plain socket or another instance of the service holds it.
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import { listenOnAcceptSockets, type AcceptSockets } from '../../../src/http/accept-sockets.ts';
@@ -76,6 +76,45 @@ describe('the API port takes new connections on several sockets at once (R37, R5
     expect(Math.max(...perTurn), `accepted per turn: ${perTurn.filter((n) => n > 0).join(', ')}`).to.be.above(1);
     // With one listening socket it would have taken COUNT turns with an accept in each.
     expect(perTurn.filter((n) => n > 0).length).to.be.below(COUNT);
+  });
+
+  it('MAX_CONNECTIONS bounds the connections of every accept socket together (R51)', async () => {
+    const MAX = 10;
+    // Enough that the kernel's spread sends some of the excess to the HTTP server's own socket
+    // and some to the others (none to one of them: below 1 in 100,000).
+    const COUNT = 100;
+    server = createServer();
+    // Node emits 'drop' for a connection its own listening socket refused at maxConnections.
+    let droppedByOwnSocket = 0;
+    server.on('drop', () => (droppedByOwnSocket += 1));
+    const open = new Set<Socket>();
+    server.on('connection', (connection: Socket) => {
+      open.add(connection);
+      connection.once('close', () => open.delete(connection));
+    });
+    sockets = await listenOnAcceptSockets(server, { ...OPTIONS, maxConnections: MAX, port: 0 });
+    const { port } = sockets.address;
+    let closedByServer = 0;
+    const clients = Array.from({ length: COUNT }, () => {
+      const client = connect(port, '127.0.0.1');
+      client.on('error', () => {});
+      client.once('close', () => (closedByServer += 1));
+      return client;
+    });
+    try {
+      const until = performance.now() + 5_000;
+      while (closedByServer < COUNT - MAX && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+      // A moment more: no connection past the bound may stay.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(closedByServer, 'connections past the bound closed').to.equal(COUNT - MAX);
+      expect(sockets.connections()).to.equal(MAX);
+      expect(open.size).to.equal(MAX);
+      // The excess was refused on both kinds of socket: the bound held across them, not on one.
+      expect(droppedByOwnSocket, "refused by the HTTP server's own socket").to.be.above(0);
+      expect(droppedByOwnSocket, 'refused by the other sockets').to.be.below(COUNT - MAX);
+    } finally {
+      for (const client of clients) client.destroy();
+    }
   });
 
   it('a port that a plain socket holds fails with EADDRINUSE', async () => {
