@@ -130,6 +130,10 @@ describe('edge bound on connections (R51)', () => {
 
   it('connections past MAX_CONNECTIONS are closed at once; once one closes, a new one is served', async () => {
     const held = await Promise.all(Array.from({ length: MAX }, () => open(app.service.url)));
+    // A client's connect completes in the kernel before the service accepts, and the API port's
+    // accept sockets take connections in no fixed order: the held ones must be accepted before
+    // the excess arrives, or an excess one may take a held one's place.
+    await waitFor(() => app.service.connections() === MAX, 2_000);
     const excess = await Promise.all(Array.from({ length: 3 }, () => open(app.service.url)));
     for (const probe of excess) {
       probe.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
