@@ -1,7 +1,7 @@
 // R52: the admission controller on its own, on a clock and an event-loop delay the test sets:
 // places up to the limit, a FIFO queue behind it, refusal when the estimated wait (queued x
 // mean service time / limit) is over the allowed wait, 10% of that bound under a standing
-// queue, and the AIMD limit (shrinks when the loop lags, grows while it is reached and the
+// overload, and the AIMD limit (shrinks when the loop lags, grows while it is reached and the
 // loop keeps up, within its floor and ceiling).
 import { expect } from 'chai';
 import { AdmissionControl } from '../../../src/http/admission-control.ts';
@@ -70,15 +70,55 @@ describe('admission control (R52)', () => {
     expect(control.estimatedWaitMs()).to.be.above(1_000);
   });
 
-  it('under a queue that has not drained for 50 ms the estimate may reach only 10% of the bound', () => {
+  it('under a queue that has not drained for 250 ms the estimate may reach only 10% of the bound', () => {
     const { control, advance } = make({ maxConcurrency: 1, maxQueueMs: 1_000 });
     control.admit(() => {});
     control.admit(() => {});
     expect(control.allowedWaitMs()).to.equal(1_000);
-    advance(49);
+    advance(249);
     expect(control.allowedWaitMs(), 'a burst still draining').to.equal(1_000);
     advance(1);
     expect(control.allowedWaitMs()).to.equal(100);
+  });
+
+  it('a burst that arrives over 200 ms and is worked off within the bound is admitted whole', () => {
+    const { control, advance } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
+    // Teach it a service time of 40 ms: 100 ms a place, so 4 places work off 40 requests in 1 s.
+    for (let i = 0; i < 200; i += 1) {
+      const ticket = control.admit(() => {});
+      advance(40);
+      ticket?.done();
+    }
+    // 36 requests, one every 5.5 ms (a busy process reading a burst of concurrent requests),
+    // none finishing meanwhile: the last waits about 33 x 40 / 4 = 330 ms, a third of the bound.
+    const tickets = [];
+    for (let i = 0; i < 36; i += 1) {
+      tickets.push(control.admit(() => {}));
+      advance(5.5);
+    }
+    expect(tickets.filter((ticket) => ticket === undefined)).to.have.length(0);
+  });
+
+  it('a standing overload lasts through the queue\'s momentary drains, and ends when the queue stays empty for 250 ms', () => {
+    const { control, advance } = make({ maxConcurrency: 1, maxQueueMs: 1_000 });
+    const running = control.admit(() => {});
+    const queued = control.admit(() => {});
+    advance(250);
+    expect(control.allowedWaitMs()).to.equal(100);
+    // The queue drains: the overload still stands a moment later.
+    running?.done();
+    advance(100);
+    expect(control.queued).to.equal(0);
+    const next = control.admit(() => {});
+    expect(next, 'queued behind the running one').to.not.equal(undefined);
+    expect(control.queued).to.equal(1);
+    expect(control.allowedWaitMs(), 'a drain of 100 ms').to.equal(100);
+    // Drained again and empty for 250 ms: the whole bound is back.
+    queued?.done();
+    advance(250);
+    control.admit(() => {});
+    expect(control.allowedWaitMs()).to.equal(1_000);
+    next?.done();
   });
 
   it('the limit shrinks by a tenth while the event loop lags, down to its floor', () => {
