@@ -15,10 +15,19 @@ function rig(options: { maxQueueMs?: number; maxConcurrency?: number } = {}) {
     now: () => now,
     loopDelayMs: () => delay,
   });
+  const advance = (ms: number) => (now += ms);
   return {
     control,
-    advance: (ms: number) => (now += ms),
+    advance,
     setDelay: (ms: number) => (delay = ms),
+    /** Runs 200 requests of `ms` each, one after another: the mean service time becomes `ms`. */
+    teachServiceTime: (ms: number) => {
+      for (let i = 0; i < 200; i += 1) {
+        const ticket = control.admit(() => {});
+        advance(ms);
+        ticket?.done();
+      }
+    },
   };
 }
 
@@ -55,13 +64,8 @@ describe('admission control (R52)', () => {
   });
 
   it('refuses when the estimated wait is over ADMISSION_MAX_QUEUE_MS, from the measured service time', () => {
-    const { control, advance } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
-    // Teach it a service time of 400 ms.
-    for (let i = 0; i < 200; i += 1) {
-      const ticket = control.admit(() => {});
-      advance(400);
-      ticket?.done();
-    }
+    const { control, teachServiceTime } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
+    teachServiceTime(400);
     const held = Array.from({ length: 4 }, () => control.admit(() => {}));
     expect(held.every(Boolean)).to.equal(true);
     // Queued n-th: wait ~ n x 400 / 4 = n x 100 ms; the 10th is at the bound (admitted), the 11th over it.
@@ -82,13 +86,9 @@ describe('admission control (R52)', () => {
   });
 
   it('a burst that arrives over 200 ms and is worked off within the bound is admitted whole', () => {
-    const { control, advance } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
-    // Teach it a service time of 40 ms: 100 ms a place, so 4 places work off 40 requests in 1 s.
-    for (let i = 0; i < 200; i += 1) {
-      const ticket = control.admit(() => {});
-      advance(40);
-      ticket?.done();
-    }
+    const { control, advance, teachServiceTime } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
+    // 40 ms each: 4 places work off 100 requests a second.
+    teachServiceTime(40);
     // 36 requests, one every 5.5 ms (a busy process reading a burst of concurrent requests),
     // none finishing meanwhile: the last waits about 33 x 40 / 4 = 330 ms, a third of the bound.
     const tickets = [];
