@@ -22,25 +22,29 @@
 // the delay is under half the target and by a twentieth (at least 1) nearer to it, between
 // MIN_LIMIT and ADMISSION_MAX_CONCURRENCY. CPU-bound work (text reports) settles where the
 // loop just keeps up; waiting on a generator (seconds, no CPU) lets it grow to the ceiling.
+// Better still, a request waiting on the generator lends its place to the queue for that wait
+// (stepOut, through src/shared/outside-wait.ts), so such waits neither fill the places nor
+// stretch the mean service time of the estimate, which is the time on a place.
 //
 // A queue that drains absorbs a burst: a newcomer may wait up to ADMISSION_MAX_QUEUE_MS, the
 // ruling's own definition of saturation, so a burst of concurrent requests that the instance
 // works off within the bound is served whole, however slowly it arrives on a busy machine. A
 // queue that has not been empty for 250 ms is not a burst but a standing overload (CoDel's
 // "bad queue"): from then on, until the queue has stayed empty for 250 ms, the estimate may
-// reach only 10% of the bound. The state holds through the queue's momentary drains, so a
+// reach only half the bound. The state holds through the queue's momentary drains, so a
 // steady overload does not get a new burst allowance each time the refusals empty the queue.
-// Two reasons to aim so low once the overload stands. The estimate is a mean and the waits
-// around it spread wide on a busy machine. And a queue here has a hidden twin in front of it:
-// clients whose answers are slow open more connections, and a saturated Node process takes new
+// Why half, under a standing overload. The estimate is a mean and the waits around it spread
+// wide on a busy machine, and the 201s' latency is the wait plus the work: aiming at the whole
+// bound puts the slow tail past it. And a queue here has a hidden twin in front of it: clients
+// whose answers are slow open more connections, and a saturated Node process takes new
 // connections off the kernel's accept queue only one per event-loop turn and listening socket
-// (libuv's uv__server_io accepts once per readiness event; accept-sockets.ts), so a new
-// connection waits there, invisible to this estimate. Quick admitted answers keep clients on
-// the connections they have. Measured at 2x capacity, open loop (bench/README.md): aiming at
-// 30% after 100 ms gave a 201 p99 of 0.9-2.9 s and 600-1,700 client connections; 10% after
-// 50 ms, 0.2-0.9 s and 225-450, same goodput. 50 ms refused part of a burst of 60 concurrent
-// requests on a loaded machine (oldest waits of 60 ms were seen with the machine's two CPUs
-// busy elsewhere); 250 ms, held through the drains, keeps the overload figures (bench).
+// (libuv's uv__server_io accepts once per readiness event; hence the accept sockets of
+// accept-sockets.ts, which made that queue short). Lower is worse for goodput: a queue aimed at
+// a tenth of the bound runs dry between arrivals and the process idles with work refused.
+// Measured at 2x capacity, open loop (bench/README.md, the same hour): a tenth gave goodput
+// 0.73-0.86 C with a 201 p99 of about 200 ms; 30%, 0.81 C and 460 ms; half, 0.95-0.96 C and
+// 670 ms, refusals p99 32 ms either way. A 50 ms threshold refused part of a burst of 60
+// concurrent requests on a loaded machine; 250 ms, held through the drains, does not.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 interface AdmissionControlOptions {
@@ -60,8 +64,14 @@ interface AdmissionControlOptions {
 }
 
 /** A request admitted now or later; done() ends it (or takes it out of the queue), once. */
-interface AdmissionTicket {
+export interface AdmissionTicket {
   done(): void;
+  /**
+   * The running request now waits on a service outside the instance (the generator): its place
+   * goes to the queue until the returned function is called, when it counts again (above the
+   * limit if need be: a request that comes back is never queued or refused).
+   */
+  stepOut(): () => void;
 }
 
 /** Where the limit starts, and its floor. */
@@ -81,7 +91,7 @@ const PRIOR_SERVICE_MS = 50;
 /** Weight of the newest service time in the mean. */
 const EWMA_WEIGHT = 0.05;
 /** Under a standing queue, the share of ADMISSION_MAX_QUEUE_MS the estimate may reach. */
-const STANDING_SHARE = 0.1;
+const STANDING_SHARE = 0.5;
 /**
  * How long a queue must have stood (not drained) to count as a standing overload, and how long
  * it must then stay empty for the overload to be over.
@@ -93,7 +103,11 @@ interface Waiter {
   readonly since: number;
   started: boolean;
   done: boolean;
+  /** When its current spell on a place began. */
   startedAt: number;
+  /** Time on a place in earlier spells (before stepping out). */
+  placeMs: number;
+  out: boolean;
 }
 
 export class AdmissionControl {
@@ -154,7 +168,7 @@ export class AdmissionControl {
     return ((this.#queue.size + 1) * this.#serviceMs) / this.#limit;
   }
 
-  /** The wait a newcomer may be admitted to now: the whole bound, or 10% of it under a standing overload. */
+  /** The wait a newcomer may be admitted to now: the whole bound, or half of it under a standing overload. */
   allowedWaitMs(): number {
     this.#updateStanding(this.#now());
     return this.#standing ? this.#maxQueueMs * STANDING_SHARE : this.#maxQueueMs;
@@ -167,7 +181,7 @@ export class AdmissionControl {
   admit(run: () => void): AdmissionTicket | undefined {
     const now = this.#now();
     if (this.#active < this.#limit && this.#queue.size === 0) {
-      const waiter: Waiter = { run, since: now, started: true, done: false, startedAt: now };
+      const waiter: Waiter = { run, since: now, started: true, done: false, startedAt: now, placeMs: 0, out: false };
       this.#active += 1;
       if (this.#active >= this.#limit) this.#bound = true;
       run();
@@ -179,7 +193,7 @@ export class AdmissionControl {
     // estimate's mean service time lags behind a load that just grew).
     const allowed = this.allowedWaitMs();
     if (this.estimatedWaitMs() > allowed || this.#oldestWaitMs(now) > allowed) return undefined;
-    const waiter: Waiter = { run, since: now, started: false, done: false, startedAt: 0 };
+    const waiter: Waiter = { run, since: now, started: false, done: false, startedAt: 0, placeMs: 0, out: false };
     if (this.#queue.size === 0) this.#queueTurned(now);
     this.#queue.add(waiter);
     return this.#ticket(waiter);
@@ -239,10 +253,26 @@ export class AdmissionControl {
           this.#queue.delete(waiter);
           return;
         }
-        this.#active -= 1;
-        const ms = this.#now() - waiter.startedAt;
+        // The mean service time is the time on a place: what frees places for the queue.
+        const ms = waiter.placeMs + (waiter.out ? 0 : this.#now() - waiter.startedAt);
         this.#serviceMs += EWMA_WEIGHT * (ms - this.#serviceMs);
+        if (waiter.out) return;
+        this.#active -= 1;
         this.#startWaiting();
+      },
+      stepOut: () => {
+        if (!waiter.started || waiter.done || waiter.out) return () => {};
+        waiter.out = true;
+        waiter.placeMs += this.#now() - waiter.startedAt;
+        this.#active -= 1;
+        this.#startWaiting();
+        return () => {
+          if (!waiter.out) return;
+          waiter.out = false;
+          if (waiter.done) return;
+          waiter.startedAt = this.#now();
+          this.#active += 1;
+        };
       },
     };
   }

@@ -157,7 +157,7 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'ers_admission_requests',
-      help: 'API requests admission control holds now (R52): running (in flight) and queued (waiting to start), with its adaptive concurrency limit.',
+      help: 'API requests admission control holds now (R52): running (on a place; one waiting on the generator lends its own) and queued (waiting to start), with its adaptive concurrency limit.',
       labelNames: ['state'],
       registers,
       collect() {

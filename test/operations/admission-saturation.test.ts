@@ -2,16 +2,35 @@
 // its work starts) refuses new API requests before authentication, within milliseconds, with
 // 503 and Retry-After: report_generation_unavailable for a creation, current_usage_unavailable
 // for a usage read. /healthz, /readyz and /metrics are never shed. Saturation is made here with
-// a concurrency ceiling of 2 (ADMISSION_MAX_CONCURRENCY) and a generator that holds each
-// creation (OFFLINE_GENERATOR_DELAY_MS); with a tiny ADMISSION_MAX_QUEUE_MS nothing may queue.
+// a concurrency ceiling of 2 (ADMISSION_MAX_CONCURRENCY) and creations whose image host answers
+// slowly (a request holds its place while it fetches); with a tiny ADMISSION_MAX_QUEUE_MS
+// nothing may queue. A request waiting on the generator, by contrast, lends its place.
 import { expect } from 'chai';
 import { expectApiError } from '../support/expect-api-error.ts';
 import { send, type TestResponse } from '../support/http-client.ts';
 import { useService } from '../support/use-service.ts';
 import { scrape, seriesKey } from '../support/observability/prometheus.ts';
-import { bodyNumber, customerTotals, REPORTS_PATH } from '../support/reports.ts';
+import { bodyNumber, customerTotals, REPORTS_PATH, waitFor } from '../support/reports.ts';
+import { ImageServer, serve } from '../support/images/image-server.ts';
+import { PNG } from '../support/images/fixtures.ts';
 
 const HOLD_MS = 2_000;
+const STEP_MS = 500;
+/** A PNG whose host takes HOLD_MS (or STEP_MS) to answer: within the image deadline (5 s). */
+let images: ImageServer;
+const answeredAfter = (ms: number) => (req: Parameters<ReturnType<typeof serve>>[0], res: Parameters<ReturnType<typeof serve>>[1], server: ImageServer) =>
+  void setTimeout(() => serve(PNG, 'image/png')(req, res, server), ms);
+const slowImageBody = (n: number, path: '/hold.png' | '/step.png') => ({
+  context: 'damage_report',
+  evidence: { text: `Water is dripping from trap number ${n}.`, images: [{ url: images.url(path) }] },
+});
+const RUNNING = seriesKey('ers_admission_requests', { state: 'running' });
+const QUEUED = seriesKey('ers_admission_requests', { state: 'queued' });
+
+before(async () => {
+  images = await new ImageServer({ '/hold.png': answeredAfter(HOLD_MS), '/step.png': answeredAfter(STEP_MS) }).listen();
+});
+after(async () => images?.close());
 /** "Within milliseconds", with room for a loaded machine: far below the time a creation takes. */
 const REFUSAL_BOUND_MS = 400;
 const SATURATED = seriesKey('ers_admission_rejections_total', { reason: 'saturated' });
@@ -33,13 +52,13 @@ describe('a saturated instance sheds API requests before authentication (R52)', 
     ADMISSION_MAX_CONCURRENCY: '2',
     ADMISSION_MAX_QUEUE_MS: '1',
     MAX_IN_FLIGHT_PER_CUSTOMER: '0',
-    OFFLINE_GENERATOR_DELAY_MS: String(HOLD_MS),
+    REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
     METRICS_PORT: '0',
   });
 
   it('excess creations, usage reads and report reads get 503 with Retry-After at once; health, readiness and metrics answer 200; nothing is counted for the refused', async () => {
     const saturatedBefore = (await scrape(app.service.metricsUrl as string)).samples.get(SATURATED) ?? 0;
-    const held = [app.client.create(bodyNumber(1)), app.client.create(bodyNumber(2))];
+    const held = [app.client.create(slowImageBody(1, '/hold.png')), app.client.create(slowImageBody(2, '/hold.png'))];
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const creations = await Promise.all(Array.from({ length: 8 }, (_, i) => timed(app.client.create(bodyNumber(10 + i)))));
@@ -70,19 +89,47 @@ describe('a saturated instance sheds API requests before authentication (R52)', 
 });
 
 describe('a burst within ADMISSION_MAX_QUEUE_MS waits its turn instead of being refused (R52)', () => {
-  const STEP_MS = 500;
   const app = useService({
     ADMISSION_MAX_CONCURRENCY: '2',
     ADMISSION_MAX_QUEUE_MS: '60000',
     MAX_IN_FLIGHT_PER_CUSTOMER: '0',
-    OFFLINE_GENERATOR_DELAY_MS: String(STEP_MS),
+    REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
   });
 
   it('6 creations against a concurrency of 2 all succeed, in three waves', async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => timed(app.client.create(bodyNumber(i)))));
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => timed(app.client.create(slowImageBody(i, '/step.png')))));
     expect(answers.map((answer) => answer.value.status)).to.deep.equal([201, 201, 201, 201, 201, 201]);
     const ms = answers.map((answer) => answer.ms).sort((a, b) => a - b);
     // Two at a time: the last two started only after two waves had finished.
     expect(ms[5], 'the last of three waves').to.be.at.least(3 * STEP_MS - 100);
+  });
+});
+
+describe('a request waiting on the generator lends its admission place (R52)', () => {
+  const GENERATOR_MS = 3_000;
+  const app = useService({
+    ADMISSION_MAX_CONCURRENCY: '2',
+    ADMISSION_MAX_QUEUE_MS: '60000',
+    MAX_IN_FLIGHT_PER_CUSTOMER: '0',
+    OFFLINE_GENERATOR_DELAY_MS: String(GENERATOR_MS),
+    METRICS_PORT: '0',
+  });
+
+  it('8 creations against a concurrency of 2 all wait on the generator at once: the queue empties long before the first answer', async () => {
+    const settled: boolean[] = [];
+    const creations = Array.from({ length: 8 }, (_, i) =>
+      app.client.create(bodyNumber(i)).finally(() => {
+        settled[i] = true;
+      }),
+    );
+    // Without lending, six would queue until the first two answered, GENERATOR_MS from now.
+    await waitFor(async () => {
+      const { samples } = await scrape(app.service.metricsUrl as string);
+      return samples.get(QUEUED) === 0 && (samples.get(RUNNING) ?? 0) === 0;
+    }, GENERATOR_MS - 1_000);
+    expect(settled.filter(Boolean), 'no creation answered yet').to.have.length(0);
+    const answers = await Promise.all(creations);
+    expect(answers.map((answer) => answer.status)).to.deep.equal(Array(8).fill(201));
+    expect(await customerTotals(app.client.customerId)).to.deep.equal({ reports: 8, units: 8, claims: 0 });
   });
 });

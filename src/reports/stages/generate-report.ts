@@ -7,6 +7,7 @@ import type { ResultValidator } from '../../generation/result-schema.ts';
 import type { NormalizedBytes } from '../../images/image-normalizer.ts';
 import type { Telemetry } from '../../observability/telemetry.ts';
 import type { CreateEvidenceReportRequest } from '../report-request.ts';
+import { waitingOutside } from '../../shared/outside-wait.ts';
 
 const CODES = {
   unavailable: 'report_generation_unavailable',
@@ -32,9 +33,9 @@ export async function generateReport(
   try {
     // Timed by generator and outcome, with one client span (R40, R41).
     return await telemetry.generation(async () => {
-      const generation = await generator.generate(
-        { context: request.context, language: request.language, text: request.evidence.text, images },
-        signal,
+      // Seconds on Gemini use no CPU or connection here: the admission place is lent (R52).
+      const generation = await waitingOutside(() =>
+        generator.generate({ context: request.context, language: request.language, text: request.evidence.text, images }, signal),
       );
       return { generation, result: validateResult.toReportResult(generation.candidate) };
     });
