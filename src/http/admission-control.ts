@@ -46,6 +46,7 @@
 // 670 ms, refusals p99 32 ms either way. A 50 ms threshold refused part of a burst of 60
 // concurrent requests on a loaded machine; 250 ms, held through the drains, does not.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { Place } from '../shared/outside-wait.ts';
 
 interface AdmissionControlOptions {
   /** ADMISSION_MAX_QUEUE_MS: the longest wait before its work starts that a request is admitted to. */
@@ -63,15 +64,13 @@ interface AdmissionControlOptions {
   databaseWaiting?: () => number;
 }
 
-/** A request admitted now or later; done() ends it (or takes it out of the queue), once. */
-export interface AdmissionTicket {
+/**
+ * A request admitted now or later; done() ends it (or takes it out of the queue), once. As its
+ * Place, stepOut() gives its place to the queue while it waits on the generator; when it comes
+ * back it counts again, above the limit if need be (it is never queued or refused then).
+ */
+export interface AdmissionTicket extends Place {
   done(): void;
-  /**
-   * The running request now waits on a service outside the instance (the generator): its place
-   * goes to the queue until the returned function is called, when it counts again (above the
-   * limit if need be: a request that comes back is never queued or refused).
-   */
-  stepOut(): () => void;
 }
 
 /** Where the limit starts, and its floor. */
@@ -114,6 +113,8 @@ export class AdmissionControl {
   readonly #maxQueueMs: number;
   readonly #maxLimit: number;
   readonly #minLimit: number;
+  /** STANDING_AFTER_MS, at most the bound. */
+  readonly #standingAfterMs: number;
   readonly #now: () => number;
   readonly #loopDelayMs: () => number;
   readonly #databaseWaiting: () => number;
@@ -135,6 +136,7 @@ export class AdmissionControl {
     this.#maxQueueMs = options.maxQueueMs;
     this.#maxLimit = options.maxConcurrency;
     this.#minLimit = Math.min(MIN_LIMIT, options.maxConcurrency);
+    this.#standingAfterMs = Math.min(options.maxQueueMs, STANDING_AFTER_MS);
     this.#limit = Math.min(INITIAL_LIMIT, options.maxConcurrency);
     this.#now = options.now ?? (() => performance.now());
     this.#databaseWaiting = options.databaseWaiting ?? (() => 0);
@@ -175,17 +177,19 @@ export class AdmissionControl {
   }
 
   /**
-   * Admits a request: `run` is called now, or when a place frees up; undefined means refused
-   * (saturated) and `run` is never called. The caller calls done() when the request ended.
+   * Admits a request: `run` is called with its ticket now, or when a place frees up; undefined
+   * means refused (saturated) and `run` is never called. The caller calls done() when the
+   * request ended.
    */
-  admit(run: () => void): AdmissionTicket | undefined {
+  admit(run: (ticket: AdmissionTicket) => void): AdmissionTicket | undefined {
     const now = this.#now();
     if (this.#active < this.#limit && this.#queue.size === 0) {
-      const waiter: Waiter = { run, since: now, started: true, done: false, startedAt: now, placeMs: 0, out: false };
+      const waiter: Waiter = { run: () => run(ticket), since: now, started: true, done: false, startedAt: now, placeMs: 0, out: false };
+      const ticket = this.#ticket(waiter);
       this.#active += 1;
       if (this.#active >= this.#limit) this.#bound = true;
-      run();
-      return this.#ticket(waiter);
+      waiter.run();
+      return ticket;
     }
     this.#bound = true;
     // Refused when the estimate says the wait would be too long, or when the oldest request in
@@ -193,10 +197,12 @@ export class AdmissionControl {
     // estimate's mean service time lags behind a load that just grew).
     const allowed = this.allowedWaitMs();
     if (this.estimatedWaitMs() > allowed || this.#oldestWaitMs(now) > allowed) return undefined;
-    const waiter: Waiter = { run, since: now, started: false, done: false, startedAt: 0, placeMs: 0, out: false };
+    // Run later by #startWaiting, when `ticket` exists.
+    const waiter: Waiter = { run: () => run(ticket), since: now, started: false, done: false, startedAt: 0, placeMs: 0, out: false };
+    const ticket = this.#ticket(waiter);
     if (this.#queue.size === 0) this.#queueTurned(now);
     this.#queue.add(waiter);
-    return this.#ticket(waiter);
+    return ticket;
   }
 
   /** One tick of the AIMD limit (run by the timer; public for tests). */
@@ -234,7 +240,7 @@ export class AdmissionControl {
    * leave the state as it was.
    */
   #updateStanding(now: number): void {
-    if (now - this.#queueChangedAt >= Math.min(this.#maxQueueMs, STANDING_AFTER_MS)) this.#standing = this.#queue.size > 0;
+    if (now - this.#queueChangedAt >= this.#standingAfterMs) this.#standing = this.#queue.size > 0;
   }
 
   /** Called just before the queue turns from empty to non-empty or back. */

@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/catalogue.ts';
 import type { Telemetry } from '../observability/telemetry.ts';
-import type { AdmissionControl, AdmissionTicket } from './admission-control.ts';
-import { withPlace, type Place } from '../shared/outside-wait.ts';
+import type { AdmissionControl } from './admission-control.ts';
+import { withPlace } from '../shared/outside-wait.ts';
 
 type EdgeConfig = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
 
@@ -80,10 +80,8 @@ export function edgeListener(options: EdgeListenerOptions): (req: IncomingMessag
       run(req, res);
       return;
     }
-    // `run` may start inside admit(), before the ticket exists; the place is lent only later,
-    // at the request's first long outside wait (waitingOutside), when it does.
-    const place: Place = { stepOut: () => ticket?.stepOut() ?? (() => {}) };
-    const ticket: AdmissionTicket | undefined = admission.admit(() => withPlace(place, () => run(req, res)));
+    // The ticket is the request's place: a long wait on the generator lends it (waitingOutside).
+    const ticket = admission.admit((place) => withPlace(place, () => run(req, res)));
     if (ticket) {
       // The place is given back when the answer is done or the client went away, queued or not.
       res.once('close', () => ticket.done());
