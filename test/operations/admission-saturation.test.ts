@@ -11,26 +11,34 @@ import { send, type TestResponse } from '../support/http-client.ts';
 import { useService } from '../support/use-service.ts';
 import { scrape, seriesKey } from '../support/observability/prometheus.ts';
 import { bodyNumber, customerTotals, REPORTS_PATH, waitFor } from '../support/reports.ts';
-import { ImageServer, serve } from '../support/images/image-server.ts';
+import { ImageServer, serve, type Route } from '../support/images/image-server.ts';
 import { PNG } from '../support/images/fixtures.ts';
 
 const HOLD_MS = 2_000;
 const STEP_MS = 500;
-/** A PNG whose host takes HOLD_MS (or STEP_MS) to answer: within the image deadline (5 s). */
-let images: ImageServer;
-const answeredAfter = (ms: number) => (req: Parameters<ReturnType<typeof serve>>[0], res: Parameters<ReturnType<typeof serve>>[1], server: ImageServer) =>
-  void setTimeout(() => serve(PNG, 'image/png')(req, res, server), ms);
-const slowImageBody = (n: number, path: '/hold.png' | '/step.png') => ({
-  context: 'damage_report',
-  evidence: { text: `Water is dripping from trap number ${n}.`, images: [{ url: images.url(path) }] },
-});
 const RUNNING = seriesKey('ers_admission_requests', { state: 'running' });
 const QUEUED = seriesKey('ers_admission_requests', { state: 'queued' });
 
-before(async () => {
-  images = await new ImageServer({ '/hold.png': answeredAfter(HOLD_MS), '/step.png': answeredAfter(STEP_MS) }).listen();
-});
-after(async () => images?.close());
+/** A PNG answered after `ms` (within the image deadline, 5 s): its creation holds a place meanwhile. */
+const answeredAfter =
+  (ms: number): Route =>
+  (req, res, server) =>
+    void setTimeout(() => serve(PNG, 'image/png')(req, res, server), ms);
+
+/** Inside a describe, above useService: an image host whose /slow.png takes `ms`. */
+function useSlowImageHost(ms: number): { body(n: number): Record<string, unknown> } {
+  let host: ImageServer | undefined;
+  before(async () => {
+    host = await new ImageServer({ '/slow.png': answeredAfter(ms) }).listen();
+  });
+  after(async () => host?.close());
+  return {
+    body: (n) => {
+      const { evidence } = bodyNumber(n) as { evidence: Record<string, unknown> };
+      return { context: 'damage_report', evidence: { ...evidence, images: [{ url: host?.url('/slow.png') }] } };
+    },
+  };
+}
 /** "Within milliseconds", with room for a loaded machine: far below the time a creation takes. */
 const REFUSAL_BOUND_MS = 400;
 const SATURATED = seriesKey('ers_admission_rejections_total', { reason: 'saturated' });
@@ -48,6 +56,7 @@ function expectShed(answer: { value: TestResponse; ms: number }, code: 'report_g
 }
 
 describe('a saturated instance sheds API requests before authentication (R52)', () => {
+  const slow = useSlowImageHost(HOLD_MS);
   const app = useService({
     ADMISSION_MAX_CONCURRENCY: '2',
     ADMISSION_MAX_QUEUE_MS: '1',
@@ -58,7 +67,7 @@ describe('a saturated instance sheds API requests before authentication (R52)', 
 
   it('excess creations, usage reads and report reads get 503 with Retry-After at once; health, readiness and metrics answer 200; nothing is counted for the refused', async () => {
     const saturatedBefore = (await scrape(app.service.metricsUrl as string)).samples.get(SATURATED) ?? 0;
-    const held = [app.client.create(slowImageBody(1, '/hold.png')), app.client.create(slowImageBody(2, '/hold.png'))];
+    const held = [app.client.create(slow.body(1)), app.client.create(slow.body(2))];
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const creations = await Promise.all(Array.from({ length: 8 }, (_, i) => timed(app.client.create(bodyNumber(10 + i)))));
@@ -89,6 +98,7 @@ describe('a saturated instance sheds API requests before authentication (R52)', 
 });
 
 describe('a burst within ADMISSION_MAX_QUEUE_MS waits its turn instead of being refused (R52)', () => {
+  const slow = useSlowImageHost(STEP_MS);
   const app = useService({
     ADMISSION_MAX_CONCURRENCY: '2',
     ADMISSION_MAX_QUEUE_MS: '60000',
@@ -97,7 +107,7 @@ describe('a burst within ADMISSION_MAX_QUEUE_MS waits its turn instead of being 
   });
 
   it('6 creations against a concurrency of 2 all succeed, in three waves', async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => timed(app.client.create(slowImageBody(i, '/step.png')))));
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => timed(app.client.create(slow.body(i)))));
     expect(answers.map((answer) => answer.value.status)).to.deep.equal([201, 201, 201, 201, 201, 201]);
     const ms = answers.map((answer) => answer.ms).sort((a, b) => a - b);
     // Two at a time: the last two started only after two waves had finished.

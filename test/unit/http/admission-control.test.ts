@@ -149,7 +149,8 @@ describe('admission control (R52)', () => {
     ticket?.done();
     back();
     expect(control.active).to.equal(0);
-    expect(ticket?.stepOut, 'stepping out after the end is a no-op').to.not.throw();
+    // Stepping out after the end, and coming back, change nothing either.
+    ticket?.stepOut()();
     expect(control.active).to.equal(0);
   });
 
