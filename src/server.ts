@@ -107,7 +107,8 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       : new AdmissionControl({
           maxQueueMs: config.admissionMaxQueueMs,
           maxConcurrency: config.admissionMaxConcurrency,
-          databaseWaiting: () => pool.waitingCount - (pool.options.max ?? config.dbPoolSize),
+          databaseWaiting: () => pool.waitingCount,
+          databaseConnections: pool.options.max ?? config.dbPoolSize,
         });
   const observability = await createObservability(config, logger, { pool, imageBudget, admission: () => admission });
   const { telemetry } = observability;

@@ -16,8 +16,8 @@
 //
 // The limit adapts (AIMD) to the two resources every request needs, the event loop and the
 // database pool: every tick the loop's delay is read (perf_hooks.monitorEventLoopDelay) and
-// the pool's queue is looked at; when the delay is above the target or callers queue for a
-// database connection (PostgreSQL is the bottleneck: it shares the machine's CPUs) the limit
+// the pool's queue is looked at; when the delay is above the target or more callers queue for a
+// database connection than the pool serves in three rounds (DATABASE_WAITING_ROUNDS) the limit
 // shrinks by a tenth; while the limit was reached and the loop kept up it grows, by half when
 // the delay is under half the target and by a twentieth (at least 1) nearer to it, between
 // MIN_LIMIT and ADMISSION_MAX_CONCURRENCY. CPU-bound work (text reports) settles where the
@@ -57,11 +57,10 @@ interface AdmissionControlOptions {
   now?: () => number;
   /** Event-loop delay of the last tick in ms (tests); the process's own by default. */
   loopDelayMs?: () => number;
-  /**
-   * Callers queued for a database connection beyond what the pool turns over at once (the pg
-   * pool's waitingCount less its size); none when absent.
-   */
+  /** Callers queued for a database connection (the pg pool's waitingCount); none when absent. */
   databaseWaiting?: () => number;
+  /** The pool's connections (DB_POOL_SIZE), to read databaseWaiting against. */
+  databaseConnections?: number;
 }
 
 /**
@@ -89,6 +88,16 @@ const LOOP_DELAY_TARGET_MS = 50;
 const PRIOR_SERVICE_MS = 50;
 /** Weight of the newest service time in the mean. */
 const EWMA_WEIGHT = 0.05;
+/**
+ * How many rounds of the pool's connections may wait for one before the database counts as
+ * congested. A caller waits for a connection while the others run a statement each, a
+ * millisecond or two; waits of a few rounds keep every connection busy, which is the point.
+ * Measured (bench/README.md, "Overload (R52)"): at one round the limit settled at about twice
+ * the pool, the pool sometimes ran dry between rounds, and the closed-loop capacity with
+ * shedding on fell below the one without it in five of six runs, by up to a quarter; at three
+ * rounds the limit settles near five times the pool and shedding costs no capacity.
+ */
+const DATABASE_WAITING_ROUNDS = 3;
 /** Under a standing queue, the share of ADMISSION_MAX_QUEUE_MS the estimate may reach. */
 const STANDING_SHARE = 0.5;
 /**
@@ -118,6 +127,8 @@ export class AdmissionControl {
   readonly #now: () => number;
   readonly #loopDelayMs: () => number;
   readonly #databaseWaiting: () => number;
+  /** Callers waiting for a database connection beyond which the database is congested. */
+  readonly #databaseWaitingBound: number;
   readonly #histogram: ReturnType<typeof monitorEventLoopDelay> | undefined;
   readonly #timer: NodeJS.Timeout;
   #limit: number;
@@ -140,6 +151,7 @@ export class AdmissionControl {
     this.#limit = Math.min(INITIAL_LIMIT, options.maxConcurrency);
     this.#now = options.now ?? (() => performance.now());
     this.#databaseWaiting = options.databaseWaiting ?? (() => 0);
+    this.#databaseWaitingBound = DATABASE_WAITING_ROUNDS * (options.databaseConnections ?? 0);
     if (options.loopDelayMs) this.#loopDelayMs = options.loopDelayMs;
     else {
       const histogram = monitorEventLoopDelay({ resolution: 10 });
@@ -209,10 +221,10 @@ export class AdmissionControl {
   adjust(): void {
     const delay = this.#loopDelayMs();
     this.#histogram?.reset();
-    // Requests queued for a database connection, more than the pool serves in one round, wait
-    // before their work as surely as requests queued here (and time out at
+    // Requests queued for a database connection, more than the pool serves in a few rounds,
+    // wait before their work as surely as requests queued here (and time out at
     // DB_CONNECT_TIMEOUT_MS with a 503 that says the database is unavailable): fewer are let in.
-    const congested = delay > LOOP_DELAY_TARGET_MS || this.#databaseWaiting() > 0;
+    const congested = delay > LOOP_DELAY_TARGET_MS || this.#databaseWaiting() > this.#databaseWaitingBound;
     if (congested) this.#limit = Math.max(this.#minLimit, Math.floor(this.#limit * 0.9));
     else if (this.#bound) {
       // Far from the target (requests waiting on the generator, not on the CPU) the limit grows

@@ -1,25 +1,30 @@
 // R52: the admission controller on its own, on a clock and an event-loop delay the test sets:
 // places up to the limit, a FIFO queue behind it, refusal when the estimated wait (queued x
 // mean service time / limit) is over the allowed wait, half that bound under a standing
-// overload, and the AIMD limit (shrinks when the loop lags, grows while it is reached and the
-// loop keeps up, within its floor and ceiling).
+// overload, and the AIMD limit (shrinks when the loop lags or the database pool's queue is
+// longer than three rounds of its connections, grows while it is reached and the loop keeps up,
+// within its floor and ceiling).
 import { expect } from 'chai';
 import { AdmissionControl } from '../../../src/http/admission-control.ts';
 
-function rig(options: { maxQueueMs?: number; maxConcurrency?: number } = {}) {
+function rig(options: { maxQueueMs?: number; maxConcurrency?: number; databaseConnections?: number } = {}) {
   let now = 0;
   let delay = 0;
+  let databaseWaiting = 0;
   const control = new AdmissionControl({
     maxQueueMs: options.maxQueueMs ?? 1_000,
     maxConcurrency: options.maxConcurrency ?? 1_024,
     now: () => now,
     loopDelayMs: () => delay,
+    databaseWaiting: () => databaseWaiting,
+    databaseConnections: options.databaseConnections ?? 10,
   });
   const advance = (ms: number) => (now += ms);
   return {
     control,
     advance,
     setDelay: (ms: number) => (delay = ms),
+    setDatabaseWaiting: (callers: number) => (databaseWaiting = callers),
     /** Runs 200 requests of `ms` each, one after another: the mean service time becomes `ms`. */
     teachServiceTime: (ms: number) => {
       for (let i = 0; i < 200; i += 1) {
@@ -181,6 +186,18 @@ describe('admission control (R52)', () => {
     expect(control.limit).to.equal(28);
     for (let i = 0; i < 100; i += 1) control.adjust();
     expect(control.limit).to.equal(4);
+  });
+
+  it('the limit shrinks when more callers wait for a database connection than the pool serves in three rounds, not before', () => {
+    const { control, setDatabaseWaiting } = make({ databaseConnections: 10 });
+    for (let i = 0; i < 40; i += 1) control.admit(() => {});
+    setDatabaseWaiting(30);
+    control.adjust();
+    expect(control.limit, 'three rounds of a pool of 10 waiting: the pool is busy, not congested').to.be.above(32);
+    const grown = control.limit;
+    setDatabaseWaiting(31);
+    control.adjust();
+    expect(control.limit).to.equal(Math.floor(grown * 0.9));
   });
 
   it('the limit grows while it is reached and the loop keeps up (by half far from the target, by a twentieth near it), up to ADMISSION_MAX_CONCURRENCY; it stays put when not reached', () => {
