@@ -6,6 +6,7 @@ import type { Principal } from './auth/principal.ts';
 import type { AppState } from './http/app-state.ts';
 import type { Contract } from './http/contract.ts';
 import { contractGuard, type ContractViolation } from './http/contract-guard.ts';
+import { answerAtEndOfTurn } from './http/end-of-turn.ts';
 import { errorEnvelope } from './http/error-envelope.ts';
 import { createApiFront, type Operation } from './http/api-front.ts';
 import { requestContext } from './http/request-context.ts';
@@ -36,6 +37,8 @@ export async function createApp(deps: AppDependencies): Promise<Koa<AppState>> {
   const app = new Koa<AppState>();
   // Errors are answered and logged by errorEnvelope; Koa's own stderr printing stays off.
   app.silent = true;
+  // Outermost: the answer is written with the turn's other answers (end-of-turn.ts, R52).
+  app.use(answerAtEndOfTurn());
   app.use(requestContext(deps.logger, deps.telemetry));
   app.use(contractGuard(front.checkResponse, deps.onContractViolation ?? (() => {})));
   app.use(errorEnvelope());

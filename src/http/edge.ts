@@ -9,6 +9,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../errors/catalogue.ts';
 import type { Telemetry } from '../observability/telemetry.ts';
 import type { AdmissionControl } from './admission-control.ts';
 import { withPlace } from '../shared/outside-wait.ts';
+import { endOfTurn } from './end-of-turn.ts';
 
 type EdgeConfig = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
 
@@ -89,7 +90,10 @@ export function edgeListener(options: EdgeListenerOptions): (req: IncomingMessag
     }
     telemetry.admissionRejected('saturated');
     logger.debug({ operation: guarded.operation, code: guarded.code }, 'request shed');
-    shed(res, guarded.code);
+    // Written with the turn's other answers (end-of-turn.ts); a client gone meanwhile gets nothing.
+    void endOfTurn().then(() => {
+      if (!res.destroyed) shed(res, guarded.code);
+    });
   };
 }
 

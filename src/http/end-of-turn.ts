@@ -1,0 +1,44 @@
+// Answers leave at the end of the event-loop turn, all together (R52: goodput under overload).
+//
+// Writing an answer to a socket whose client sleeps wakes that client, and on loopback or a
+// virtual machine the wake-up is most of the write's cost: in a profile of the service at twice
+// its capacity, a refusal's one write took about 50 µs, three times the rest of the refusal, and
+// the writes were a quarter of the busy event loop. Written one by one as each request
+// finishes (in the middle of reading the database's results and the next requests), every write
+// finds its client asleep again. Written back to back after the turn's I/O callbacks (the
+// check phase, setImmediate), the first one wakes a client and the others find it awake. This
+// is the batching Nagle and interrupt coalescing do, across connections, and it costs an answer
+// at most the rest of the turn it was ready in (microseconds when the process is idle).
+//
+// Measured (bench/README.md, "Overload (R52)"): at 2C with shedding on, goodput rose from
+// 0.79-0.90 to 0.87-1.03 of the shedding process's own capacity, the 201s' p99 unchanged.
+import type { Middleware } from 'koa';
+
+let turn: Promise<void> | undefined;
+
+/**
+ * Resolves in the check phase of the current event-loop turn (after its I/O callbacks). Every
+ * caller of one turn shares one immediate, and their continuations run back to back.
+ */
+export function endOfTurn(): Promise<void> {
+  turn ??= new Promise((resolve) =>
+    setImmediate(() => {
+      // A caller in the continuations below waits for the next turn, not this one.
+      turn = undefined;
+      resolve();
+    }),
+  );
+  return turn;
+}
+
+/**
+ * The outermost Koa middleware: once the application has decided its answer, Koa writes it at
+ * the end of the turn, with the other answers of that turn. A request that failed past every
+ * middleware (Koa's own error answer) is not held.
+ */
+export function answerAtEndOfTurn(): Middleware {
+  return async (_ctx, next) => {
+    await next();
+    await endOfTurn();
+  };
+}
