@@ -8,6 +8,8 @@
 // Knobs (all optional): BENCH_PG_URL (an admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_DURATION_S (10), BENCH_WARMUP_S (2), BENCH_SKIP_BASELINE=1,
 // BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the service),
+// BENCH_SERVICE_ENV (e.g. "DB_POOL_SIZE=20", variables for every service the bench starts),
+// BENCH_OVERLOAD_FACTOR (2: the overload offered, in multiples of C),
 // BENCH_ONLY=observability (only the POST scenarios with metrics and tracing off and on).
 // BENCH_ONLY=images (only the image scenarios: the offline one and the Gemini photo ones).
 // BENCH_ONLY=report-read (R54: GET /v1/evidence/reports/{id} beside GET usage, both at 1M stored
@@ -46,6 +48,8 @@ const ONLY_OBSERVABILITY = process.env.BENCH_ONLY === 'observability';
 const ONLY_IMAGES = process.env.BENCH_ONLY === 'images';
 const ONLY_REPORT_READ = process.env.BENCH_ONLY === 'report-read';
 const ONLY_OVERLOAD = process.env.BENCH_ONLY === 'overload';
+/** R52: the offered load, in multiples of C (2; another factor shows where the loss begins). */
+const OVERLOAD_FACTOR = Number(process.env.BENCH_OVERLOAD_FACTOR ?? 2);
 /** R52: seconds of open-loop overload. */
 const OVERLOAD_S = Number(process.env.BENCH_OVERLOAD_S ?? 15);
 /** R52: seconds of closed-loop load that settle each process before its capacity is measured. */
@@ -56,6 +60,14 @@ const ONLY_POOLED = process.env.BENCH_ONLY === 'pooled';
 // The service runs exactly as `npm start` runs it (its node flags from package.json), plus any
 // flags the operator of the bench adds.
 const { env: START_ENV, args: START_NODE_ARGS } = startCommand();
+// BENCH_SERVICE_ENV="NAME=value ..." adds variables to every service the bench starts, to compare
+// settings; a scenario's own settings (admission off) still win.
+const SERVICE_EXTRA_ENV = Object.fromEntries(
+  (process.env.BENCH_SERVICE_ENV ?? '')
+    .split(' ')
+    .filter((pair) => pair.includes('='))
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const SERVICE_NODE_ARGS = [...START_NODE_ARGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 
 /** The service as `npm start` runs it (its Node flags), ready when /readyz answers. */
@@ -129,6 +141,7 @@ function serviceEnv(dbUrl: string, delayMs: number): Record<string, string> {
     MAX_IN_FLIGHT_PER_CUSTOMER: '0',
     REMOTE_IMAGE_ALLOW_CIDRS: '127.0.0.1/32',
     OFFLINE_GENERATOR_DELAY_MS: String(delayMs),
+    ...SERVICE_EXTRA_ENV,
   };
 }
 
@@ -282,7 +295,7 @@ async function overloadScenarios(dbUrl: string, apiKey: string, warmupKey: strin
   const serviceOff = await measureCapacity({ name: 'service (admission off)', env: { ADMISSION_MAX_QUEUE_MS: '0' } });
   const serviceOn = await measureCapacity({ name: 'service (admission on)', env: {} });
   const capacities = { capacityOn: serviceOn.capacity, capacityOff: serviceOff.capacity };
-  const rate = Math.round(2 * capacityOf(capacities).goodputPerSec);
+  const rate = Math.round(OVERLOAD_FACTOR * capacityOf(capacities).goodputPerSec);
   const on = await overload(serviceOn, rate);
   log(`the admission-off process, loaded again for ${RELOAD_S} s after sitting idle ...`);
   await closedLoop(serviceOff.spec, CONNECTIONS, RELOAD_S);
