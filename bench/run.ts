@@ -17,6 +17,7 @@
 // BENCH_ONLY=overload (only R52: capacity C closed loop, then 2C open loop with admission control on and off).
 // BENCH_OVERLOAD_TRACE=<file> appends every open-loop answer as CSV (rate, due ms, latency ms, status,
 // new connection 0/1): where the slow answers of an overload run are.
+// BENCH_ONLY=slow (only the 500 creations at once against a two-second generator).
 // BENCH_ONLY=pooled (only POST direct and POST through PgBouncer in transaction mode, R47, and the
 // statement pass with DATABASE_PREPARED_STATEMENTS=false).
 import { randomUUID } from 'node:crypto';
@@ -48,6 +49,7 @@ const ONLY_OBSERVABILITY = process.env.BENCH_ONLY === 'observability';
 const ONLY_IMAGES = process.env.BENCH_ONLY === 'images';
 const ONLY_REPORT_READ = process.env.BENCH_ONLY === 'report-read';
 const ONLY_OVERLOAD = process.env.BENCH_ONLY === 'overload';
+const ONLY_SLOW = process.env.BENCH_ONLY === 'slow';
 /** R52: the offered load, in multiples of C (2; another factor shows where the loss begins). */
 const OVERLOAD_FACTOR = Number(process.env.BENCH_OVERLOAD_FACTOR ?? 2);
 /** R52: seconds of open-loop overload. */
@@ -324,6 +326,35 @@ async function pooledScenario(dbUrl: string, apiKey: string, warmupKey: string):
   }
 }
 
+/** 500 creations at once against a two-second generator (shedding off; see the comment inside). */
+async function slowScenario(dbUrl: string, customers: { warmup: { apiKey: string }; slow: { apiKey: string } }): Promise<void> {
+  // This scenario measures holding many slow generator calls at once; with admission control on,
+  // a burst of 500 two-second requests arriving together is partly refused while the adaptive
+  // limit grows (R52, measured by the overload scenarios), so it runs with shedding off.
+  const service = await startService('service (2 s generator)', { ...serviceEnv(dbUrl, SLOW_DELAY_MS), ADMISSION_MAX_QUEUE_MS: '0' });
+  await warmUp(service, customers.warmup.apiKey);
+  // Like every other scenario, the burst is measured after a warm-up of its own shape: one
+  // unmeasured burst of as many new connections (another customer), so the measured one does
+  // not pay for compiling the connection-accept path.
+  await runLoad({
+    url: service.url,
+    connections: SLOW_REQUESTS,
+    amount: SLOW_REQUESTS,
+    warmupS: 0,
+    requests: [postStep(customers.warmup.apiKey)],
+    expected: () => true,
+  });
+  await scenario('slow', `POST, ${SLOW_DELAY_MS} ms generator, ${SLOW_REQUESTS} at once`, service, {
+    connections: SLOW_REQUESTS,
+    amount: SLOW_REQUESTS,
+    warmupS: 0,
+    requests: [postStep(customers.slow.apiKey)],
+    readErrorCodes: true,
+    expected: only(201),
+  });
+  await stop(service);
+}
+
 async function run(): Promise<{
   overload?: Awaited<ReturnType<typeof overloadScenarios>>;
   quotaInsert?: { rows: number; seconds: number; counter: number };
@@ -334,13 +365,13 @@ async function run(): Promise<{
   log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
   const dbUrl = database.url;
 
-  if (!ONLY_OBSERVABILITY && !ONLY_IMAGES && !ONLY_OVERLOAD && !ONLY_POOLED) {
+  if (!ONLY_OBSERVABILITY && !ONLY_IMAGES && !ONLY_OVERLOAD && !ONLY_POOLED && !ONLY_SLOW) {
     const ceiling = await start('ceiling', 'bench/ceiling-server.ts', {}, '/');
     await scenario('ceiling', 'node:http fixed body (ceiling)', ceiling, { requests: [{ method: 'GET', path: '/' }], expected: only(200) });
     await stop(ceiling);
   }
 
-  let service = await startService('service', serviceEnv(dbUrl, 0));
+  const service = await startService('service', serviceEnv(dbUrl, 0));
   const customers = {
     post: await bootstrapCustomer(dbUrl, 'post'),
     quota: await bootstrapCustomer(dbUrl, 'quota'),
@@ -353,6 +384,11 @@ async function run(): Promise<{
   if (ONLY_OVERLOAD) {
     await stop(service);
     return { overload: await overloadScenarios(dbUrl, customers.post.apiKey, customers.warmup.apiKey) };
+  }
+  if (ONLY_SLOW) {
+    await stop(service);
+    await slowScenario(dbUrl, customers);
+    return {};
   }
   await warmUp(service, customers.warmup.apiKey);
   if (ONLY_REPORT_READ) {
@@ -483,31 +519,7 @@ async function run(): Promise<{
   });
   if (ONLY_IMAGES) return { quotaInsert, photos };
 
-  // This scenario measures holding many slow generator calls at once; with admission control on,
-  // a burst of 500 two-second requests arriving together is partly refused while the adaptive
-  // limit grows (R52, measured by the overload scenarios), so it runs with shedding off.
-  service = await startService('service (2 s generator)', { ...serviceEnv(dbUrl, SLOW_DELAY_MS), ADMISSION_MAX_QUEUE_MS: '0' });
-  await warmUp(service, customers.warmup.apiKey);
-  // Like every other scenario, the burst is measured after a warm-up of its own shape: one
-  // unmeasured burst of as many new connections (another customer), so the measured one does
-  // not pay for compiling the connection-accept path.
-  await runLoad({
-    url: service.url,
-    connections: SLOW_REQUESTS,
-    amount: SLOW_REQUESTS,
-    warmupS: 0,
-    requests: [postStep(customers.warmup.apiKey)],
-    expected: () => true,
-  });
-  await scenario('slow', `POST, ${SLOW_DELAY_MS} ms generator, ${SLOW_REQUESTS} at once`, service, {
-    connections: SLOW_REQUESTS,
-    amount: SLOW_REQUESTS,
-    warmupS: 0,
-    requests: [postStep(customers.slow.apiKey)],
-    readErrorCodes: true,
-    expected: only(201),
-  });
-  await stop(service);
+  await slowScenario(dbUrl, customers);
 
   // Statements per request, counted on the wire in a pass of its own.
   log('counting statements per request ...');
