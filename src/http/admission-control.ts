@@ -94,8 +94,8 @@ const EWMA_WEIGHT = 0.05;
  * millisecond or two; waits of a few rounds keep every connection busy, which is the point.
  * Measured (bench/README.md, "Overload (R52)"): at one round the limit settled at about twice
  * the pool, the pool sometimes ran dry between rounds, and the closed-loop capacity with
- * shedding on fell below the one without it in five of six runs, by up to a quarter; at three
- * rounds the limit settles near five times the pool and shedding costs no capacity.
+ * shedding on came out below the one without it in 9 of 13 runs, by up to a quarter; at three
+ * rounds the limit settles near five times the pool, and it came out below in 2 of 9 runs.
  */
 const DATABASE_WAITING_ROUNDS = 3;
 /** Under a standing queue, the share of ADMISSION_MAX_QUEUE_MS the estimate may reach. */
