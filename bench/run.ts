@@ -61,15 +61,11 @@ const RELOAD_S = 2;
 const ONLY_POOLED = process.env.BENCH_ONLY === 'pooled';
 // The service runs exactly as `npm start` runs it (its node flags from package.json), plus any
 // flags the operator of the bench adds.
+const ASSIGNMENT = /^[A-Z_][A-Z0-9_]*=/;
 const { env: START_ENV, args: START_NODE_ARGS } = startCommand();
 // BENCH_SERVICE_ENV="NAME=value ..." adds variables to every service the bench starts, to compare
 // settings; a scenario's own settings (admission off) still win.
-const SERVICE_EXTRA_ENV = Object.fromEntries(
-  (process.env.BENCH_SERVICE_ENV ?? '')
-    .split(' ')
-    .filter((pair) => pair.includes('='))
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
+const SERVICE_EXTRA_ENV = assignments((process.env.BENCH_SERVICE_ENV ?? '').split(' ').filter((word) => word.includes('=')));
 const SERVICE_NODE_ARGS = [...START_NODE_ARGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 
 /** The service as `npm start` runs it (its Node flags), ready when /readyz answers. */
@@ -108,13 +104,15 @@ process.once('SIGINT', () => {
 function startCommand(): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
-  const env: Record<string, string> = {};
-  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
-    const [name, ...value] = (words.shift() as string).split('=');
-    env[name as string] = value.join('=');
-  }
+  const leading = words.findIndex((word) => !ASSIGNMENT.test(word));
+  const env = assignments(words.splice(0, leading === -1 ? words.length : leading));
   if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error('bench: package.json start is not `[NAME=value] node [flags] src/main.ts`');
   return { env, args: words.slice(1, -1) };
+}
+
+/** `NAME=value` words as variables (a value may hold '=' itself). */
+function assignments(words: readonly string[]): Record<string, string> {
+  return Object.fromEntries(words.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]));
 }
 
 async function start(name: string, script: string, env: Record<string, string>, readyPath: string, nodeArgs: string[] = []) {

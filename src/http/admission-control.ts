@@ -41,9 +41,10 @@
 // (libuv's uv__server_io accepts once per readiness event; hence the accept sockets of
 // accept-sockets.ts, which made that queue short). Lower is worse for goodput: a queue aimed at
 // a tenth of the bound runs dry between arrivals and the process idles with work refused.
-// Measured at 2x capacity, open loop (bench/README.md, the same hour): a tenth gave goodput
+// Measured at 2x capacity, open loop (bench/README.md, runs of one hour): a tenth gave goodput
 // 0.73-0.86 C with a 201 p99 of about 200 ms; 30%, 0.81 C and 460 ms; half, 0.95-0.96 C and
-// 670 ms, refusals p99 32 ms either way. A 50 ms threshold refused part of a burst of 60
+// 670 ms, refusals p99 32 ms either way. Over more runs and hours, half gives 0.79-1.03 C
+// (median 0.87-0.90): the runs vary more than the settings do. A 50 ms threshold refused part of a burst of 60
 // concurrent requests on a loaded machine; 250 ms, held through the drains, does not.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Place } from '../shared/outside-wait.ts';
@@ -196,8 +197,7 @@ export class AdmissionControl {
   admit(run: (ticket: AdmissionTicket) => void): AdmissionTicket | undefined {
     const now = this.#now();
     if (this.#active < this.#limit && this.#queue.size === 0) {
-      const waiter: Waiter = { run: () => run(ticket), since: now, started: true, done: false, startedAt: now, placeMs: 0, out: false };
-      const ticket = this.#ticket(waiter);
+      const { waiter, ticket } = this.#enlist(run, now, true);
       this.#active += 1;
       if (this.#active >= this.#limit) this.#bound = true;
       waiter.run();
@@ -209,9 +209,7 @@ export class AdmissionControl {
     // estimate's mean service time lags behind a load that just grew).
     const allowed = this.allowedWaitMs();
     if (this.estimatedWaitMs() > allowed || this.#oldestWaitMs(now) > allowed) return undefined;
-    // Run later by #startWaiting, when `ticket` exists.
-    const waiter: Waiter = { run: () => run(ticket), since: now, started: false, done: false, startedAt: 0, placeMs: 0, out: false };
-    const ticket = this.#ticket(waiter);
+    const { waiter, ticket } = this.#enlist(run, now, false);
     if (this.#queue.size === 0) this.#queueTurned(now);
     this.#queue.add(waiter);
     return ticket;
@@ -259,6 +257,13 @@ export class AdmissionControl {
   #queueTurned(now: number): void {
     this.#updateStanding(now);
     this.#queueChangedAt = now;
+  }
+
+  /** A request arriving at `now`, started at once or not, and its ticket, which `run` is given. */
+  #enlist(run: (ticket: AdmissionTicket) => void, now: number, started: boolean): { waiter: Waiter; ticket: AdmissionTicket } {
+    const waiter: Waiter = { run: () => run(ticket), since: now, started, done: false, startedAt: started ? now : 0, placeMs: 0, out: false };
+    const ticket = this.#ticket(waiter);
+    return { waiter, ticket };
   }
 
   #ticket(waiter: Waiter): AdmissionTicket {

@@ -1,7 +1,7 @@
 // R52: answers leave at the end of the event-loop turn, together (src/http/end-of-turn.ts): every
 // caller of a turn shares one immediate and resumes after the pending microtasks; a caller in
-// those continuations waits for the next turn; the Koa middleware
-// holds a decided answer until then, and does not hold an error that escaped the application.
+// those continuations waits for the next turn; the Koa middleware holds a decided answer until
+// then, and does not hold an error that escaped the application.
 import { expect } from 'chai';
 import type { Context } from 'koa';
 import { answerAtEndOfTurn, endOfTurn } from '../../../src/http/end-of-turn.ts';
