@@ -38,7 +38,8 @@ import { checkTargets } from './support/targets.ts';
 import { imageRequest, REPORTS_PATH, TEXT_REQUEST, USAGE_PATH } from './support/workload.ts';
 import { runPgbench } from './support/pgbench.ts';
 import { measureStatements, type StatementFigures } from './support/statement-pass.ts';
-import { capacityOf, closedLoop, openLoop, postRequest, renderOverload, sampleSignals, spread, type OverloadFigures, type SignalSamples } from './support/overload.ts';
+import { measureCpu } from './support/cpu-share.ts';
+import { capacityOf, closedLoop, openLoop, postRequest, renderOverload, sampleSignals, spread, type Outcomes, type OverloadFigures, type SignalSamples } from './support/overload.ts';
 import { startPgbouncer } from '../test/support/pgbouncer.ts';
 
 const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -251,6 +252,14 @@ async function observabilityScenarios(dbUrl: string, apiKey: string, warmupKey: 
   }
 }
 
+/** A measured load on the process `pid`, with where the processor time went meanwhile (support/cpu-share.ts). */
+async function withCpu(pid: number, load: () => Promise<Outcomes>): Promise<Outcomes> {
+  const cpu = measureCpu(pid);
+  const outcomes = await load();
+  outcomes.cpu = cpu.stop(outcomes.statuses['201'] ?? 0);
+  return outcomes;
+}
+
 /**
  * R52: capacity C of text POSTs (closed loop, 50 connections) on a service with admission
  * control off (ADMISSION_MAX_QUEUE_MS=0) and one with it on; C is the larger. Then 2C offered
@@ -275,14 +284,14 @@ async function overloadScenarios(dbUrl: string, apiKey: string, warmupKey: strin
     // which would flatter the goodput ratio (bench/README.md).
     await closedLoop(spec, CONNECTIONS, SETTLE_S);
     log(`capacity, ${variant.name}: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s ...`);
-    const capacity = await closedLoop(spec, CONNECTIONS, DURATION_S);
+    const capacity = await withCpu(service.pid, () => closedLoop(spec, CONNECTIONS, DURATION_S));
     log(`  C = ${capacity.goodputPerSec}/s, p99 ${capacity.p99Of201Ms} ms`);
     return { name: variant.name, service, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, spec, capacity };
   };
   const overload = async ({ name, service, metricsUrl, spec }: Awaited<ReturnType<typeof measureCapacity>>, rate: number) => {
     log(`2C = ${rate}/s open loop for ${OVERLOAD_S} s, ${name} ...`);
     const sampler = sampleSignals(metricsUrl);
-    const outcomes = await openLoop(spec, rate, OVERLOAD_S);
+    const outcomes = await withCpu(service.pid, () => openLoop(spec, rate, OVERLOAD_S));
     const seen = sampler.stop();
     log(`  ${JSON.stringify(outcomes)}`);
     log(

@@ -10,6 +10,7 @@
 // the same client cost; it needs a fraction of the CPU node:http or autocannon would.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import type { CpuShare } from './cpu-share.ts';
 
 export interface OverloadSpec {
   url: string;
@@ -45,6 +46,8 @@ export interface Outcomes {
    * (TcpExt ListenOverflows; each costs its client a SYN retransmission, 1 s or more).
    */
   listenOverflows?: number;
+  /** Where the processor time went meanwhile (support/cpu-share.ts), when it could be read. */
+  cpu?: CpuShare;
 }
 
 /** The machine's TcpExt ListenOverflows counter (Linux), or undefined where it cannot be read. */
@@ -380,15 +383,28 @@ export function renderOverload(figures: OverloadFigures): string {
   const row = (label: string, o: Outcomes) =>
     `${label.padEnd(34)} ${String(o.offered).padStart(7)} ${String(o.goodputPerSec).padStart(9)} ${String(o.p50Of201Ms).padStart(8)} ${String(o.p99Of201Ms).padStart(8)} ` +
     `${String(o.p99OfRefusalsMs).padStart(9)} ${`${o.refusals503WithRetryAfter}/${o.answered - (o.statuses['201'] ?? 0)}`.padStart(12)} ${String(o.timeouts).padStart(8)} ${String(o.peakConnections).padStart(6)} ${String(o.senderLagP99Ms).padStart(7)}  ${JSON.stringify(o.statuses)}`;
+  const cpuRows: [string, Outcomes][] = [
+    ['capacity C, admission on', figures.capacityOn],
+    ['capacity C, admission off', figures.capacityOff],
+    ['2C, admission on', figures.on],
+    ['2C, admission off', figures.off],
+  ];
   return [
     `${'run'.padEnd(34)} ${'offered'.padStart(7)} ${'201/s'.padStart(9)} ${'201 p50'.padStart(8)} ${'201 p99'.padStart(8)} ${'refus.p99'.padStart(9)} ${'503+RA/ref.'.padStart(12)} ${'timeouts'.padStart(8)} ${'conns'.padStart(6)} ${'lag p99'.padStart(7)}  statuses`,
     row('capacity C (closed loop, 50 conns)', capacityOf(figures)),
     row(`2C = ${figures.offeredRate}/s open loop, admission on`, figures.on),
     row(`2C = ${figures.offeredRate}/s open loop, admission off`, figures.off),
     `(admission on: p99 of the refusals on connections that had carried an answer before, without a new connection's handshake and accept-queue wait: ${figures.on.p99OfRefusalsEstablishedMs} ms)`,
+    'processor time, % of one core (service (of which kernel) / PostgreSQL / generator / machine idle), and the service\'s ms per 201:',
+    ...cpuRows.map(([label, o]) => `  ${label.padEnd(26)} ${cpuLine(o.cpu)}`),
     '',
     ...overloadTargets(figures).map((t) => `${t.met ? 'met    ' : 'NOT MET'}  ${t.target}: ${t.value}`),
   ].join('\n');
+}
+
+function cpuLine(cpu: CpuShare | undefined): string {
+  if (cpu === undefined) return 'n/a (no /proc)';
+  return `${cpu.servicePct} (${cpu.serviceSystemPct}) / ${cpu.postgresPct} / ${cpu.generatorPct} / ${cpu.idlePct}; ${cpu.serviceMsPer201} ms per 201`;
 }
 
 /** Samples of the service's own view while a run goes on (its /metrics, every 500 ms). */
