@@ -7,8 +7,8 @@
 // "Overload (R52)"). A goodput ratio that misses can then come from the service getting less
 // processor time (the generator's own share doubles at 2C, PostgreSQL answers later) or from
 // each 201 costing it more (refusals, garbage collection): these figures tell the two apart.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { machineIdleSeconds, processCpu } from './cpu.ts';
 
 export interface CpuShare {
   /** % of one core, over the window. */
@@ -33,27 +33,6 @@ interface Reading {
   idle: number;
 }
 
-let ticksPerSecond: number | undefined;
-/** USER_HZ, the unit of /proc's times (100 on every common Linux). */
-function clockTicks(): number {
-  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  return ticksPerSecond;
-}
-
-/** utime + stime of a process in seconds, and its name; undefined once it is gone. */
-function processTimes(pid: number | string): { name: string; seconds: number; system: number } | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The name is in parentheses and may hold spaces; the fields after it are space-separated.
-  const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { name, seconds: (Number(fields[11]) + Number(fields[12])) / clockTicks(), system: Number(fields[12]) / clockTicks() };
-}
-
 /**
  * Processor seconds of each PostgreSQL process among `pids` (the server runs here, as the bench
  * requires); a pid that ended, or now names another program, is left out.
@@ -61,16 +40,10 @@ function processTimes(pid: number | string): { name: string; seconds: number; sy
 function postgresTimes(pids: Iterable<string>): Map<string, number> {
   const times = new Map<string, number>();
   for (const pid of pids) {
-    const stat = processTimes(pid);
+    const stat = processCpu(pid);
     if (stat?.name === 'postgres') times.set(pid, stat.seconds);
   }
   return times;
-}
-
-/** The machine's idle time (idle + iowait over all cores) in seconds. */
-function machineIdleSeconds(): number {
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/) ?? [];
-  return (Number(cpu[4]) + Number(cpu[5])) / clockTicks();
 }
 
 /**
@@ -86,13 +59,13 @@ export function measureCpu(servicePid: number): { stop(created: number): CpuShar
     return { stop: () => undefined };
   }
   const read = (postgresPids: Iterable<string>): Reading | undefined => {
-    const service = processTimes(servicePid);
+    const service = processCpu(servicePid);
     if (service === undefined) return undefined;
     const own = process.cpuUsage();
     return {
       at: performance.now() / 1000,
       service: service.seconds,
-      serviceSystem: service.system,
+      serviceSystem: service.systemSeconds,
       postgres: postgresTimes(postgresPids),
       generator: (own.user + own.system) / 1e6,
       idle: machineIdleSeconds(),
