@@ -45,8 +45,9 @@
 // 0.73-0.86 C with a 201 p99 of about 200 ms; 30%, 0.81 C and 460 ms; half, 0.95-0.96 C and
 // 670 ms, refusals p99 32 ms either way. Over more runs and hours, half gives 0.77-1.03 C
 // (median 0.87-0.90) and a quarter 0.76-0.85 C: the runs vary more than the settings do, because
-// what a 201 costs under overload rises by 3-33% from run to run on a shared machine
-// (bench/README.md, "Overload (R52)", 9). A 50 ms threshold refused part of a burst of 60
+// what a 201 costs under overload (hundreds queued, hundreds of connections) rises by 3-33%,
+// by a different amount in each run, with a processor of its own too (bench/README.md,
+// "Overload (R52)", 9). A 50 ms threshold refused part of a burst of 60
 // concurrent requests on a loaded machine; 250 ms, held through the drains, does not.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Place } from '../shared/outside-wait.ts';
