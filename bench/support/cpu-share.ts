@@ -9,6 +9,7 @@
 // each 201 costing it more (refusals, garbage collection): these figures tell the two apart.
 import { readdirSync } from 'node:fs';
 import { machineIdleSeconds, processCpu } from './cpu.ts';
+import { round } from './round.ts';
 
 export interface CpuShare {
   /** % of one core, over the window. */
@@ -92,5 +93,3 @@ export function measureCpu(servicePid: number): { stop(created: number): CpuShar
     },
   };
 }
-
-const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits;

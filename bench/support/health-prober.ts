@@ -3,6 +3,7 @@
 // every `intervalMs`, bounded by the scenario's own length.
 import { Agent, get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { round } from './round.ts';
 
 export interface ProbeFigures {
   readonly probes: number;
@@ -21,8 +22,6 @@ function probe(url: string, agent: Agent): Promise<number> {
     req.on('error', reject);
   });
 }
-
-const round = (n: number): number => Math.round(n * 100) / 100;
 
 /** Probes until `stop()`; then returns the figures. */
 export function startHealthProber(url: string, intervalMs = 50): { stop(): Promise<ProbeFigures> } {

@@ -4,6 +4,7 @@
 // response is classified as expected or not.
 import autocannon, { type AutocannonOptions, type AutocannonRequestStep } from 'autocannon';
 import { RssSampler } from './processes.ts';
+import { round } from './round.ts';
 
 export interface LoadSpec {
   url: string;
@@ -45,8 +46,6 @@ function percentile(sorted: Float64Array, p: number): number {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank] as number;
 }
-
-const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Warm-up and measured run, with the peak RSS of `spec.pid` over both. */
 export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {

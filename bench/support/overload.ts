@@ -11,6 +11,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { CpuShare } from './cpu-share.ts';
+import { round } from './round.ts';
 
 export interface OverloadSpec {
   url: string;
@@ -197,7 +198,6 @@ function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
-const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** A pool of keep-alive connections with a FIFO of requests waiting for one. */
 class Sender {

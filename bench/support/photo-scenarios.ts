@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { SharpImageNormalizer } from '../../src/images/sharp-normalizer.ts';
 import { startBenchGemini, type BenchGemini } from './fake-gemini.ts';
 import { startHealthProber, type ProbeFigures } from './health-prober.ts';
+import { round } from './round.ts';
 import type { LoadFigures, LoadSpec } from './load.ts';
 import { makePhotos, startPhotoServer, type Photo, type PhotoServer } from './photos.ts';
 import type { NodeChild } from './processes.ts';
@@ -46,8 +47,6 @@ export interface PhotoFigures {
   readonly healthzIdle?: ProbeFigures;
 }
 
-const round = (n: number): number => Math.round(n * 10) / 10;
-
 const ICC_MARK = Buffer.from('ICC_PROFILE\0', 'latin1');
 
 /** The photo without its ICC profile segments (APP2 ICC_PROFILE), everything else as it was. */
@@ -79,7 +78,7 @@ async function cpuMsPerPhoto(photos: readonly Buffer[], rounds = 3): Promise<num
   const before = process.cpuUsage();
   for (let r = 0; r < rounds; r++) for (const photo of photos) await normalizer.normalize(photo, 'image/jpeg');
   const used = process.cpuUsage(before);
-  return round((used.user + used.system) / 1000 / (rounds * photos.length));
+  return round((used.user + used.system) / 1000 / (rounds * photos.length), 1);
 }
 
 function requestFigures(gemini: BenchGemini): GeminiRequestFigures {
