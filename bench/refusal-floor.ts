@@ -22,17 +22,19 @@ async function start(mode: 'edge' | 'plain'): Promise<NodeChild> {
   return startNodeChild({ name: mode, script: `${REPO_ROOT}bench/refusal-server.ts`, env: { MODE: mode }, port: await freePort(), readyPath: '/healthz' });
 }
 
-function spec(server: NodeChild) {
-  return { url: server.url, request: postRequest(server.url, REPORTS_PATH, { 'content-type': 'application/json', 'x-api-key': KEY }, JSON.stringify(TEXT_REQUEST)) };
+/** A server with the bytes of its text POST. */
+function target(server: NodeChild) {
+  const request = postRequest(server.url, REPORTS_PATH, { 'content-type': 'application/json', 'x-api-key': KEY }, JSON.stringify(TEXT_REQUEST));
+  return { server, spec: { url: server.url, request } };
 }
 
-const servers = [await start('edge'), await start('plain')];
+const targets = [target(await start('edge')), target(await start('plain'))];
 try {
-  for (const server of servers) await openLoop(spec(server), RATE, WARM_UP_S);
+  for (const { spec } of targets) await openLoop(spec, RATE, WARM_UP_S);
   for (let round = 1; round <= ROUNDS; round += 1) {
-    for (const server of servers) {
+    for (const { server, spec } of targets) {
       const before = cpuSeconds(server.pid);
-      const outcomes = await openLoop(spec(server), RATE, SECONDS);
+      const outcomes = await openLoop(spec, RATE, SECONDS);
       const seconds = cpuSeconds(server.pid) - before;
       const refused = outcomes.statuses['503'] ?? 0;
       if (refused !== outcomes.offered) throw new Error(`${server.name}: ${JSON.stringify(outcomes.statuses)} of ${outcomes.offered}`);
@@ -41,5 +43,5 @@ try {
     }
   }
 } finally {
-  await Promise.all(servers.map((server) => server.stop()));
+  await Promise.all(targets.map(({ server }) => server.stop()));
 }

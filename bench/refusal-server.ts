@@ -1,15 +1,13 @@
 // A server for bench/refusal-floor.ts that refuses every report creation, one of two ways
 // (MODE): `edge`, the service's own edge (src/http/edge.ts) with an admission control that is
 // always saturated, so every POST gets the 503 of R52 exactly as the service writes it; `plain`,
-// node:http writing the same 503 at once with nothing else around it (the least that refusal
-// can cost on node:http). GET /healthz answers 200 (readiness). PORT from the env.
+// node:http writing the same 503 (the edge's shed) at once with nothing else around it (the
+// least that refusal can cost on node:http). GET /healthz answers 200 (readiness). PORT from the env.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { edgeListener, edgeServerOptions } from '../src/http/edge.ts';
+import { edgeListener, edgeServerOptions, shed } from '../src/http/edge.ts';
 import type { AdmissionControl } from '../src/http/admission-control.ts';
 import { noopTelemetry } from '../src/observability/telemetry.ts';
-import { ERROR_CATALOGUE } from '../src/errors/catalogue.ts';
 
 const options = edgeServerOptions({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
 
@@ -19,21 +17,10 @@ function health(req: IncomingMessage, res: ServerResponse): boolean {
   return true;
 }
 
-// The edge's 503 byte for byte (its body and headers), written as soon as the request is read.
+// The edge's own 503 (shed), written as soon as the request is read: no route check, no
+// admission decision, no wait for the end of the turn.
 function plain(req: IncomingMessage, res: ServerResponse): void {
-  if (health(req, res)) return;
-  const code = 'report_generation_unavailable';
-  const requestId = randomUUID();
-  const body = JSON.stringify({ error: { code, message: ERROR_CATALOGUE[code].message, requestId } });
-  res
-    .writeHead(503, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-      'x-request-id': requestId,
-      'cache-control': 'no-store',
-      'retry-after': '1',
-    })
-    .end(body);
+  if (!health(req, res)) shed(res, 'report_generation_unavailable');
 }
 
 // Only admit() is reached on the refusal path; an always-saturated instance admits nothing.

@@ -108,7 +108,7 @@ function pathOf(url: string | undefined): string {
  * envelope with its request id, and Retry-After. Built without the application, so it costs a
  * small fraction of an admitted request.
  */
-function shed(res: ServerResponse, code: ErrorCode): void {
+export function shed(res: ServerResponse, code: ErrorCode): void {
   const requestId = randomUUID();
   const body = JSON.stringify({ error: { code, message: ERROR_CATALOGUE[code].message, requestId } });
   res.writeHead(503, {
