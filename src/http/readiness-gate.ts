@@ -14,18 +14,21 @@ const READINESS_PROBE_MS = 900;
 
 export function readinessGate(
   probe: () => Promise<boolean>,
-  options: { intervalMs?: number; probeMs?: number; now?: () => number } = {},
+  options: { intervalMs?: number; probeMs?: number; now?: () => number; sleep?: (ms: number) => Promise<unknown> } = {},
 ): () => Promise<boolean> {
   const intervalMs = options.intervalMs ?? READINESS_INTERVAL_MS;
   const probeMs = options.probeMs ?? READINESS_PROBE_MS;
   const now = options.now ?? (() => performance.now());
+  const wait = options.sleep ?? sleep;
   let lastStart = -Infinity;
   let pending: Promise<boolean> | undefined;
   return () => {
     pending ??= (async () => {
       try {
-        const wait = lastStart + intervalMs - now();
-        if (wait > 0) await sleep(wait);
+        // Until a whole interval has passed by `now`: Node's timers may fire up to a millisecond
+        // early against performance.now() (libuv's loop clock is in whole ms), and a probe
+        // 999 ms after the last one would break "at most once a second".
+        for (let left = lastStart + intervalMs - now(); left > 0; left = lastStart + intervalMs - now()) await wait(Math.ceil(left));
         lastStart = now();
         return await answersWithin(probe, probeMs);
       } finally {
