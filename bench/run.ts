@@ -310,9 +310,9 @@ async function overloadScenarios(dbUrl: string, apiKey: string, warmupKey: strin
   const rate = Math.round(OVERLOAD_FACTOR * capacityOf(capacities).goodputPerSec);
   const on = await overload(serviceOn, rate);
   // The same process's closed loop again, once the overload's queue has drained: how far the
-  // machine's own speed moved between the two windows (a 10 s closed loop on this machine can
-  // differ by a quarter from one minute to the next), so that a goodput ratio can be read
-  // against it. The verdict stays against C, measured before.
+  // machine's own speed moved between the two windows (the same process's 10 s closed loop moved
+  // by up to 12% within a minute on this machine, bench/README.md), so that a goodput ratio can
+  // be read against it. The verdict stays against C, measured before.
   await sleep(DRAIN_S * 1000);
   log(`capacity again, ${serviceOn.name}, after the overload: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s ...`);
   const capacityOnAfter = await withCpu(serviceOn.service.pid, () => closedLoop(serviceOn.spec, CONNECTIONS, DURATION_S));
