@@ -5,11 +5,14 @@
 // least that refusal can cost on node:http). GET /healthz answers 200 (readiness). PORT from the env.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
 import { edgeListener, edgeServerOptions, shed } from '../src/http/edge.ts';
 import type { AdmissionControl } from '../src/http/admission-control.ts';
 import { noopTelemetry } from '../src/observability/telemetry.ts';
 
-const options = edgeServerOptions({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
+// The edge bounds of R51 at their defaults, as `npm start` applies them (src/server.ts).
+const config = loadConfig({});
+const options = edgeServerOptions(config);
 
 function health(req: IncomingMessage, res: ServerResponse): boolean {
   if (req.method !== 'GET' || req.url !== '/healthz') return false;
@@ -33,7 +36,7 @@ const edge = edgeListener({
   draining: () => false,
   telemetry: noopTelemetry,
   logger: pino({ level: 'info' }),
-  responseTimeoutMs: 30_000,
+  responseTimeoutMs: config.requestTimeoutMs,
 });
 
 const server = createServer(options, process.env.MODE === 'plain' ? plain : edge);
