@@ -40,7 +40,7 @@ import { imageRequest, REPORTS_PATH, TEXT_REQUEST, USAGE_PATH } from './support/
 import { runPgbench } from './support/pgbench.ts';
 import { measureStatements, type StatementFigures } from './support/statement-pass.ts';
 import { measureCpu } from './support/cpu-share.ts';
-import { capacityOf, closedLoop, openLoop, postRequest, renderOverload, sampleSignals, spread, type Outcomes, type OverloadFigures, type SignalSamples } from './support/overload.ts';
+import { capacityOf, closedLoop, openLoop, postRequest, renderOverload, sampleSignals, spread, type Outcomes, type OverloadFigures, type OverloadSpec, type SignalSamples } from './support/overload.ts';
 import { startPgbouncer } from '../test/support/pgbouncer.ts';
 
 const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -278,6 +278,13 @@ async function withCpu(pid: number, load: () => Promise<Outcomes>): Promise<Outc
  * capacity is measured once more after its overload, to show how far the machine drifted.
  */
 async function overloadScenarios(dbUrl: string, apiKey: string, warmupKey: string): Promise<OverloadFigures & { signals: SignalSamples[] }> {
+  /** The closed loop whose 201 rate is a capacity C, with where the processor time went. */
+  const measuredClosedLoop = async (label: string, pid: number, spec: OverloadSpec) => {
+    log(`${label}: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s ...`);
+    const capacity = await withCpu(pid, () => closedLoop(spec, CONNECTIONS, DURATION_S));
+    log(`  C = ${capacity.goodputPerSec}/s, p99 ${capacity.p99Of201Ms} ms`);
+    return capacity;
+  };
   const measureCapacity = async (variant: { name: string; env: Record<string, string> }) => {
     const metricsPort = await freePort();
     const service = await startService(variant.name, { ...serviceEnv(dbUrl, 0), METRICS_PORT: String(metricsPort), ...variant.env });
@@ -287,9 +294,7 @@ async function overloadScenarios(dbUrl: string, apiKey: string, warmupKey: strin
     // getting faster (JIT tiers, heap sizing), and measured then its C comes out 5-10% low,
     // which would flatter the goodput ratio (bench/README.md).
     await closedLoop(spec, CONNECTIONS, SETTLE_S);
-    log(`capacity, ${variant.name}: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s ...`);
-    const capacity = await withCpu(service.pid, () => closedLoop(spec, CONNECTIONS, DURATION_S));
-    log(`  C = ${capacity.goodputPerSec}/s, p99 ${capacity.p99Of201Ms} ms`);
+    const capacity = await measuredClosedLoop(`capacity, ${variant.name}`, service.pid, spec);
     return { name: variant.name, service, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, spec, capacity };
   };
   const overload = async ({ name, service, metricsUrl, spec }: Awaited<ReturnType<typeof measureCapacity>>, rate: number) => {
@@ -314,9 +319,7 @@ async function overloadScenarios(dbUrl: string, apiKey: string, warmupKey: strin
   // by up to 12% within a minute on this machine, bench/README.md), so that a goodput ratio can
   // be read against it. The verdict stays against C, measured before.
   await sleep(DRAIN_S * 1000);
-  log(`capacity again, ${serviceOn.name}, after the overload: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s ...`);
-  const capacityOnAfter = await withCpu(serviceOn.service.pid, () => closedLoop(serviceOn.spec, CONNECTIONS, DURATION_S));
-  log(`  C = ${capacityOnAfter.goodputPerSec}/s, p99 ${capacityOnAfter.p99Of201Ms} ms`);
+  const capacityOnAfter = await measuredClosedLoop(`capacity again, ${serviceOn.name}, after the overload`, serviceOn.service.pid, serviceOn.spec);
   await stop(serviceOn.service);
   log(`the admission-off process, loaded again for ${RELOAD_S} s after sitting idle ...`);
   await closedLoop(serviceOff.spec, CONNECTIONS, RELOAD_S);
