@@ -21,6 +21,8 @@ export function readinessGate(
   const now = options.now ?? (() => performance.now());
   const wait = options.sleep ?? sleep;
   let lastStart = -Infinity;
+  /** Ms until the next probe may start. */
+  const untilNext = () => lastStart + intervalMs - now();
   let pending: Promise<boolean> | undefined;
   return () => {
     pending ??= (async () => {
@@ -28,7 +30,7 @@ export function readinessGate(
         // Until a whole interval has passed by `now`: Node's timers may fire up to a millisecond
         // early against performance.now() (libuv's loop clock is in whole ms), and a probe
         // 999 ms after the last one would break "at most once a second".
-        for (let left = lastStart + intervalMs - now(); left > 0; left = lastStart + intervalMs - now()) await wait(Math.ceil(left));
+        for (let left = untilNext(); left > 0; left = untilNext()) await wait(Math.ceil(left));
         lastStart = now();
         return await answersWithin(probe, probeMs);
       } finally {
