@@ -28,7 +28,16 @@ try {
     },
   });
   logger.info({ url: service.url, metricsUrl: service.metricsUrl, generator: config.reportGenerator, rateLimitStore: config.rateLimitStore }, 'listening');
+  let stopping = false;
   const stop = (signal: string) => {
+    // R35: a second signal (npm start under Ctrl-C delivers SIGINT to npm and to this process,
+    // and npm passes its own on; an orchestrator may repeat SIGTERM) neither restarts the
+    // shutdown nor kills the process mid-request: the bound below ends it either way.
+    if (stopping) {
+      logger.info({ signal }, 'already shutting down');
+      return;
+    }
+    stopping = true;
     logger.info({ signal, drainMs: config.shutdownDrainMs }, 'shutting down: draining, then finishing in-flight requests');
     // R35: whatever hangs (a request, a database behind a partition), the process ends within
     // SHUTDOWN_DRAIN_MS + SHUTDOWN_TIMEOUT_MS plus a second.
@@ -44,8 +53,8 @@ try {
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 } catch (error) {
   // A configuration found bad only at start (R42: a model of GEMINI_MODEL answers 404) ends the
   // start like a bad variable: one line on stderr naming it.

@@ -82,6 +82,40 @@ describe('graceful shutdown on SIGTERM (operator-interface.md)', () => {
   });
 });
 
+describe('a second signal during the shutdown (R35)', () => {
+  let server: ServerProcess | undefined;
+
+  afterEach(() => server?.kill());
+
+  // Ctrl-C on `npm start` delivers SIGINT to npm and to the service, and npm passes its own on;
+  // an orchestrator may repeat SIGTERM. Neither may cut the requests the first one lets finish.
+  it('SIGTERM, then SIGINT and SIGTERM again: the in-flight request still completes with 201 and the process exits 0', async function () {
+    this.timeout(60_000);
+    server = startServerProcess({
+      DATABASE_URL: testDatabaseUrl(),
+      PORT: '0',
+      REPORT_GENERATOR: 'offline',
+      OFFLINE_GENERATOR_DELAY_MS: '1500',
+      LOG_LEVEL: 'info',
+    });
+    const url = String((await server.waitForLog('listening', 45_000)).url);
+    const customer = await createCustomerFixture();
+    const report = { context: 'field_inspection', evidence: { text: 'The gate latch is broken.' } };
+    const inFlight = client(url, customer.apiKey).createReport(report, { 'Idempotency-Key': 'second-signal' });
+    await waitUntilInFlight(customer.customerId);
+    server.child.kill('SIGTERM');
+    await server.waitForLog('shutting down: draining, then finishing in-flight requests');
+    server.child.kill('SIGINT');
+    server.child.kill('SIGTERM');
+    const response = await inFlight;
+    expect(response.status, JSON.stringify(response.body)).to.equal(201);
+    const exit = await server.exited;
+    expect(exit.signal ?? null, 'killed by the second signal').to.equal(null);
+    expect(exit.code).to.equal(0);
+    expect(await countCustomerRows(customer.customerId)).to.include({ evidence_report: 1, usage_record: 1 });
+  });
+});
+
 describe('graceful shutdown is bounded (operator-interface.md)', () => {
   let server: ServerProcess | undefined;
 
