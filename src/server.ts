@@ -197,6 +197,10 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     host: config.host,
     backlog: config.listenBacklog,
     maxConnections: config.maxConnections,
+    // R51: excess connections are closed, never the process; said at most once a second.
+    onAcceptError: everySecondAtMost((error: NodeJS.ErrnoException, dropped: number) =>
+      logger.error({ code: error.code, dropped }, 'connections dropped: accepting failed (file descriptors or memory exhausted)'),
+    ),
   });
   // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
   // the background, by one instance at a time.
@@ -255,6 +259,20 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     get draining() {
       return draining;
     },
+  };
+}
+
+/** Calls `report` with the first of a run of errors and how many came since the last call, at most once a second. */
+function everySecondAtMost<E>(report: (error: E, count: number) => void): (error: E) => void {
+  let count = 0;
+  let last = -Infinity;
+  return (error) => {
+    count += 1;
+    const now = performance.now();
+    if (now - last < 1_000) return;
+    last = now;
+    report(error, count);
+    count = 0;
   };
 }
 

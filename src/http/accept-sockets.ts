@@ -34,6 +34,12 @@ interface AcceptOptions {
   backlog: number;
   /** MAX_CONNECTIONS, for all sockets together (R51). */
   maxConnections: number;
+  /**
+   * A listening socket failed to accept a connection (EMFILE, ENFILE, ENOBUFS: out of file
+   * descriptors or memory). The kernel's connection is already dropped and the socket keeps
+   * listening; without a listener node would throw the error and end the process.
+   */
+  onAcceptError: (error: NodeJS.ErrnoException) => void;
 }
 
 export interface AcceptSockets {
@@ -48,6 +54,7 @@ export async function listenOnAcceptSockets(server: HttpServer, options: AcceptO
   const shared = ACCEPT_SOCKETS > 1;
   const port = shared ? await claimPort(options) : options.port;
   await listen(server, { port, host: options.host, backlog: options.backlog, reusePort: shared });
+  server.on('error', options.onAcceptError);
   const address = server.address() as AddressInfo;
 
   // Connections accepted by the other sockets: the HTTP server's own socket may hold only
@@ -82,6 +89,7 @@ export async function listenOnAcceptSockets(server: HttpServer, options: AcceptO
       server.emit('connection', connection);
     });
     await listen(socket, { port: address.port, host: options.host, backlog: options.backlog, reusePort: true });
+    socket.on('error', options.onAcceptError);
     extra.push(socket);
   }
 

@@ -8,7 +8,14 @@ import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import { listenOnAcceptSockets, type AcceptSockets } from '../../../src/http/accept-sockets.ts';
 
-const OPTIONS = { host: '127.0.0.1', backlog: 511, maxConnections: 10_000 };
+const OPTIONS = {
+  host: '127.0.0.1',
+  backlog: 511,
+  maxConnections: 10_000,
+  onAcceptError: (error: NodeJS.ErrnoException): void => {
+    throw error;
+  },
+};
 
 /** A client on its own event loop: opens `count` connections when told, reports when all are up. */
 const CLIENT = `
@@ -115,6 +122,19 @@ describe('the API port takes new connections on several sockets at once (R37, R5
     } finally {
       for (const client of clients) client.destroy();
     }
+  });
+
+  it('an accept that fails (out of file descriptors) goes to onAcceptError and the port keeps serving (R51)', async () => {
+    // libuv reports an accept it could not make (EMFILE past its reserve descriptor, ENFILE,
+    // ENOBUFS) as the listening server's 'error'; with no listener node throws it and the
+    // process ends.
+    server = createServer((_req, res) => res.end('ok'));
+    const errors: string[] = [];
+    sockets = await listenOnAcceptSockets(server, { ...OPTIONS, port: 0, onAcceptError: (error) => errors.push(String(error.code)) });
+    server.emit('error', Object.assign(new Error('accept EMFILE'), { code: 'EMFILE', syscall: 'accept' }));
+    expect(errors).to.deep.equal(['EMFILE']);
+    const answer = await fetch(`http://127.0.0.1:${sockets.address.port}/`);
+    expect(await answer.text()).to.equal('ok');
   });
 
   it('a port that a plain socket holds fails with EADDRINUSE', async () => {
