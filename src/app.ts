@@ -20,6 +20,8 @@ interface AppDependencies {
   /** Keyed by the contract's operationIds, so a handler is found by the contract's own name. */
   operations: { createEvidenceReport: Operation; getCurrentUsage: Operation; getEvidenceReport: Operation };
   isReady: () => Promise<boolean>;
+  /** R35: whether the instance is draining (its answers then close their connections); never when absent. */
+  draining?: () => boolean;
   bodyMaxBytes: number;
   onContractViolation?: (violation: ContractViolation) => void;
   /** Metrics and traces (R40, R41); none when absent. */
@@ -37,8 +39,9 @@ export async function createApp(deps: AppDependencies): Promise<Koa<AppState>> {
   const app = new Koa<AppState>();
   // Errors are answered and logged by errorEnvelope; Koa's own stderr printing stays off.
   app.silent = true;
-  // Outermost: the answer is written with the turn's other answers (end-of-turn.ts, R52).
-  app.use(answerAtEndOfTurn());
+  // Outermost: the answer is written with the turn's other answers (end-of-turn.ts, R52), and
+  // closes its connection if draining began while it was being worked on (R35).
+  app.use(answerAtEndOfTurn(deps.draining ?? (() => false)));
   app.use(requestContext(deps.logger, deps.telemetry));
   app.use(contractGuard(front.checkResponse, deps.onContractViolation ?? (() => {})));
   app.use(errorEnvelope());

@@ -169,7 +169,9 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       getCurrentUsage,
       getEvidenceReport: getEvidenceReport({ reports: new PgReportReader(sql), validateResult }),
     },
-    isReady: async () => !draining && (await databaseReady()),
+    // R35: 503 from SIGTERM on, also for a caller whose probe was under way when it came.
+    isReady: async () => !draining && (await databaseReady()) && !draining,
+    draining: () => draining,
     bodyMaxBytes: config.bodyMaxBytes,
     onContractViolation: overrides.onContractViolation,
     telemetry,

@@ -112,6 +112,8 @@ const STANDING_AFTER_MS = 250;
 
 interface Waiter {
   readonly run: () => void;
+  /** Called instead of run when it waited in the queue past the bound. */
+  readonly refuse: () => void;
   readonly since: number;
   started: boolean;
   done: boolean;
@@ -194,13 +196,16 @@ export class AdmissionControl {
 
   /**
    * Admits a request: `run` is called with its ticket now, or when a place frees up; undefined
-   * means refused (saturated) and `run` is never called. The caller calls done() when the
-   * request ended.
+   * means refused (saturated) and `run` is never called. A queued request still waiting when
+   * ADMISSION_MAX_QUEUE_MS has passed is refused after all: `refuse` is called instead of `run`
+   * (the estimate it was admitted on was wrong: a database that stopped answering holds every
+   * place until its statements time out). The caller calls done() when the request ended.
    */
-  admit(run: (ticket: AdmissionTicket) => void): AdmissionTicket | undefined {
+  admit(run: (ticket: AdmissionTicket) => void, refuse: () => void = () => {}): AdmissionTicket | undefined {
     const now = this.#now();
+    this.#refuseExpired(now);
     if (this.#active < this.#limit && this.#queue.size === 0) {
-      const { waiter, ticket } = this.#enlist(run, now, true);
+      const { waiter, ticket } = this.#enlist(run, refuse, now, true);
       this.#active += 1;
       if (this.#active >= this.#limit) this.#bound = true;
       waiter.run();
@@ -212,7 +217,7 @@ export class AdmissionControl {
     // estimate's mean service time lags behind a load that just grew).
     const allowed = this.allowedWaitMs();
     if (this.estimatedWaitMs() > allowed || this.#oldestWaitMs(now) > allowed) return undefined;
-    const { waiter, ticket } = this.#enlist(run, now, false);
+    const { waiter, ticket } = this.#enlist(run, refuse, now, false);
     if (this.#queue.size === 0) this.#queueTurned(now);
     this.#queue.add(waiter);
     return ticket;
@@ -234,12 +239,29 @@ export class AdmissionControl {
       this.#limit = Math.min(this.#maxLimit, this.#limit + step);
     }
     this.#bound = this.#active >= this.#limit || this.#queue.size > 0;
+    this.#refuseExpired(this.#now());
     this.#startWaiting();
   }
 
   close(): void {
     clearInterval(this.#timer);
     this.#histogram?.disable();
+  }
+
+  /**
+   * R52: no request waits in the queue longer than ADMISSION_MAX_QUEUE_MS before its work
+   * starts. The queue is in arrival order, so the expired ones are at its head. Checked on
+   * every arrival, every tick and before each start, so a request is refused at most a tick
+   * (100 ms) past the bound.
+   */
+  #refuseExpired(now: number): void {
+    for (const waiter of this.#queue) {
+      if (now - waiter.since <= this.#maxQueueMs) break;
+      if (this.#queue.size === 1) this.#queueTurned(now);
+      this.#queue.delete(waiter);
+      waiter.done = true;
+      waiter.refuse();
+    }
   }
 
   #oldestWaitMs(now: number): number {
@@ -263,8 +285,8 @@ export class AdmissionControl {
   }
 
   /** A request arriving at `now`, started at once or not, and its ticket, which `run` is given. */
-  #enlist(run: (ticket: AdmissionTicket) => void, now: number, started: boolean): { waiter: Waiter; ticket: AdmissionTicket } {
-    const waiter: Waiter = { run: () => run(ticket), since: now, started, done: false, startedAt: started ? now : 0, placeMs: 0, out: false };
+  #enlist(run: (ticket: AdmissionTicket) => void, refuse: () => void, now: number, started: boolean): { waiter: Waiter; ticket: AdmissionTicket } {
+    const waiter: Waiter = { run: () => run(ticket), refuse, since: now, started, done: false, startedAt: started ? now : 0, placeMs: 0, out: false };
     const ticket = this.#ticket(waiter);
     return { waiter, ticket };
   }
@@ -303,8 +325,9 @@ export class AdmissionControl {
     };
   }
 
-  /** Starts queued requests, oldest first, while there are places. */
+  /** Starts queued requests, oldest first, while there are places; refuses those past the bound. */
   #startWaiting(): void {
+    if (this.#active < this.#limit) this.#refuseExpired(this.#now());
     while (this.#active < this.#limit) {
       const next = this.#queue.values().next();
       if (next.done) break;

@@ -33,7 +33,11 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
 }
 
 /** The API operations admission control guards, and the 503 code each is refused with (R52). */
-const GUARDED: ReadonlyMap<string, { operation: string; code: ErrorCode }> = new Map([
+interface Guard {
+  operation: string;
+  code: ErrorCode;
+}
+const GUARDED: ReadonlyMap<string, Guard> = new Map([
   ['POST /v1/evidence/reports', { operation: 'createEvidenceReport', code: 'report_generation_unavailable' }],
   ['GET /v1/usage/current', { operation: 'getCurrentUsage', code: 'current_usage_unavailable' }],
 ]);
@@ -41,7 +45,7 @@ const GUARDED: ReadonlyMap<string, { operation: string; code: ErrorCode }> = new
 const REPORT_READ = { operation: 'getEvidenceReport', code: 'report_generation_unavailable' } as const;
 const REPORT_PATH = /^\/v1\/evidence\/reports\/[^/]+$/;
 
-function guardOf(method: string | undefined, path: string): { operation: string; code: ErrorCode } | undefined {
+function guardOf(method: string | undefined, path: string): Guard | undefined {
   if (method === 'GET' && REPORT_PATH.test(path)) return REPORT_READ;
   return GUARDED.get(`${method ?? ''} ${path}`);
 }
@@ -66,41 +70,72 @@ interface EdgeListenerOptions {
 
 export function edgeListener(options: EdgeListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { handle, admission, telemetry, logger, responseTimeoutMs } = options;
-  const run = (req: IncomingMessage, res: ServerResponse) => {
+  const run = (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     handle(req, res).then(
       () => boundResponse(res, responseTimeoutMs),
       (error: unknown) => logger.error({ err: error }, 'request handler failed'),
     );
+  const refuse = (res: ServerResponse, { operation, code }: Guard) => {
+    telemetry.admissionRejected('saturated');
+    logger.debug({ operation, code }, 'request shed');
+    // Written with the turn's other answers (end-of-turn.ts); a client gone meanwhile gets nothing.
+    void endOfTurn().then(() => {
+      if (res.destroyed) return;
+      // R35: draining may have begun since the request arrived; the answer is what counts.
+      if (options.draining()) res.setHeader('connection', 'close');
+      shed(res, code);
+    });
   };
   return (req, res) => {
     if (options.draining()) res.setHeader('connection', 'close');
-    const guarded = guardOf(req.method, pathOf(req.url));
+    const guarded = guardOf(req.method, routedPath(req.url));
     // Health, readiness, the contract and the docs are never shed (R52); nor is what the API
     // answers 404 or 405 without work.
     if (!guarded || !admission) {
-      run(req, res);
+      void run(req, res);
       return;
     }
     // The ticket is the request's place: a long wait on the generator lends it (waitingOutside).
-    const ticket = admission.admit((place) => withPlace(place, () => run(req, res)));
+    // A started request gives it back when its work has ended, not when its client goes away
+    // (the database steps run on, and the places bound what runs); a queued one whose client
+    // went away leaves the queue.
+    let started = false;
+    const ticket = admission.admit(
+      (place) => {
+        started = true;
+        void withPlace(place, () => run(req, res)).finally(() => place.done());
+      },
+      () => refuse(res, guarded),
+    );
     if (ticket) {
-      // The place is given back when the answer is done or the client went away, queued or not.
-      res.once('close', () => ticket.done());
+      res.once('close', () => {
+        if (!started) ticket.done();
+      });
       return;
     }
-    telemetry.admissionRejected('saturated');
-    logger.debug({ operation: guarded.operation, code: guarded.code }, 'request shed');
-    // Written with the turn's other answers (end-of-turn.ts); a client gone meanwhile gets nothing.
-    void endOfTurn().then(() => {
-      if (!res.destroyed) shed(res, guarded.code);
-    });
+    refuse(res, guarded);
   };
 }
 
-function pathOf(url: string | undefined): string {
-  const raw = url ?? '';
-  const query = raw.indexOf('?');
-  return query === -1 ? raw : raw.slice(0, query);
+/**
+ * The path the router will match, so that no spelling of a guarded operation passes the shedder
+ * and is still served: the request target's path without its query or fragment, from an
+ * absolute-form target (`POST http://host/v1/evidence/reports`, which Koa reduces to its path)
+ * too, and without trailing slashes (openapi-backend ignores them when it routes).
+ */
+export function routedPath(url: string | undefined): string {
+  let path = url ?? '';
+  if (!path.startsWith('/')) {
+    try {
+      path = new URL(path).pathname;
+    } catch {
+      return path;
+    }
+  }
+  const end = path.search(/[?#]/);
+  if (end !== -1) path = path.slice(0, end);
+  while (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return path;
 }
 
 /**

@@ -35,11 +35,14 @@ export function endOfTurn(): Promise<void> {
 /**
  * The outermost Koa middleware: once the application has decided its answer, Koa writes it at
  * the end of the turn, with the other answers of that turn. A request that failed past every
- * middleware (Koa's own error answer) is not held.
+ * middleware (Koa's own error answer) is not held. R35: an answer written while the instance
+ * drains says `connection: close`, whenever its request arrived (a request that was in flight
+ * or queued when SIGTERM came would otherwise leave its client a connection about to close).
  */
-export function answerAtEndOfTurn(): Middleware {
-  return async (_ctx, next) => {
+export function answerAtEndOfTurn(draining: () => boolean = () => false): Middleware {
+  return async (ctx, next) => {
     await next();
     await endOfTurn();
+    if (draining() && !ctx.headerSent) ctx.set('connection', 'close');
   };
 }

@@ -76,6 +76,19 @@ describe('draining on SIGTERM (R35)', function () {
     expect(performance.now() - signalled).to.be.below(drainMs + 3_000 + 1_000);
   });
 
+  it('a request in flight when SIGTERM comes is answered during the drain with connection: close, though it asked to keep its connection', async () => {
+    const url = await start({ SHUTDOWN_DRAIN_MS: '4000', SHUTDOWN_TIMEOUT_MS: '3000', OFFLINE_GENERATOR_DELAY_MS: '1500' });
+    const customer = await createCustomerFixture();
+    const inFlight = client(url, customer.apiKey).createReport(REPORT, { 'Idempotency-Key': 'in-flight-at-sigterm', connection: 'keep-alive' });
+    await sleep(500);
+    const signalled = performance.now();
+    server?.child.kill('SIGTERM');
+    const created = await inFlight;
+    expect(created.status, created.text).to.equal(201);
+    expect(performance.now() - signalled, 'answered within the drain window, while the listener still accepts').to.be.below(4_000);
+    expect(created.headers.connection).to.equal('close');
+  });
+
   it('with the database partitioned and a request waiting on it, SIGTERM still ends the process within drain + timeout + 1 s (R33, R35)', async () => {
     proxy = await proxyToTestDatabase();
     const url = await start({

@@ -74,6 +74,8 @@ describe('graceful shutdown on SIGTERM (operator-interface.md)', () => {
 
     const response = await inFlight;
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
+    // R35: answered after SIGTERM, so it closes its connection, though its request came before.
+    expect(response.headers.connection).to.equal('close');
     expect((await server.exited).code).to.equal(0);
     expect(server.stdoutLines.some((line) => line.includes('shutting down'))).to.equal(true);
     // The completed request committed its report and its unit (R15) before the exit.

@@ -68,6 +68,40 @@ describe('admission control (R52)', () => {
     expect(started).to.deep.equal(['first', 'next']);
   });
 
+  it('a queued request still waiting when ADMISSION_MAX_QUEUE_MS has passed is refused instead of started, by the tick or the next start', () => {
+    // The estimate said a short wait (fast requests), then every place stayed held: a database
+    // that stopped answering holds them until its statements time out.
+    const { control, advance, teachServiceTime } = make({ maxConcurrency: 2, maxQueueMs: 1_000 });
+    teachServiceTime(5);
+    const outcomes: string[] = [];
+    const held = [0, 1].map(() => control.admit(() => {}));
+    const queued = [0, 1, 2].map((n) => control.admit(() => outcomes.push(`run ${n}`), () => outcomes.push(`refused ${n}`)));
+    expect(queued.every(Boolean), 'admitted to the queue').to.equal(true);
+    advance(200);
+    const later = control.admit(() => outcomes.push('run later'), () => outcomes.push('refused later'));
+    expect(later, 'the oldest has waited 200 ms: well under the bound').to.not.equal(undefined);
+    advance(800);
+    control.adjust();
+    expect(outcomes, 'at the bound, not past it').to.deep.equal([]);
+    advance(1);
+    control.adjust();
+    expect(outcomes).to.deep.equal(['refused 0', 'refused 1', 'refused 2']);
+    expect(control.queued).to.equal(1);
+    // A refused request's done() (its client's connection closing) changes nothing.
+    queued.forEach((ticket) => ticket?.done());
+    expect(control.queued).to.equal(1);
+    // The one that came 200 ms later starts when a place frees within its bound...
+    held[0]?.done();
+    expect(outcomes).to.deep.equal(['refused 0', 'refused 1', 'refused 2', 'run later']);
+    // ...and a place that frees after a queued request's bound refuses it rather than start it.
+    const last = control.admit(() => outcomes.push('run last'), () => outcomes.push('refused last'));
+    expect(last).to.not.equal(undefined);
+    advance(1_001);
+    held[1]?.done();
+    expect(outcomes.at(-1)).to.equal('refused last');
+    expect(control.active).to.equal(1);
+  });
+
   it('refuses when the estimated wait is over ADMISSION_MAX_QUEUE_MS, from the measured service time', () => {
     const { control, teachServiceTime } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
     teachServiceTime(400);

@@ -5,15 +5,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import pino from 'pino';
 import { AdmissionControl } from '../../../src/http/admission-control.ts';
-import { edgeListener } from '../../../src/http/edge.ts';
+import { edgeListener, routedPath } from '../../../src/http/edge.ts';
 import { noopTelemetry } from '../../../src/observability/telemetry.ts';
 
 /** The part of a ServerResponse the edge uses, recording what was written. */
 function fakeResponse() {
-  const written: { status?: number; headers?: Record<string, unknown>; body?: string } = {};
+  const written: { status?: number; headers?: Record<string, unknown>; set?: Record<string, unknown>; body?: string } = {};
   const res = {
     destroyed: false,
-    setHeader: () => res,
+    setHeader(name: string, value: unknown) {
+      written.set = { ...written.set, [name]: value };
+      return res;
+    },
     once: () => res,
     writeHead(status: number, headers: Record<string, unknown>) {
       written.status = status;
@@ -32,10 +35,15 @@ describe('the edge sheds a saturated instance at the end of the turn (R52)', () 
   const admission = new AdmissionControl({ maxQueueMs: 1, maxConcurrency: 1 });
   after(() => admission.close());
   const handled: string[] = [];
+  let draining = false;
   const listener = edgeListener({
-    handle: async (req) => void handled.push(String(req.url)),
+    // The work never ends, so a started request holds its place for good.
+    handle: (req) => {
+      handled.push(String(req.url));
+      return new Promise<void>(() => {});
+    },
     admission,
-    draining: () => false,
+    draining: () => draining,
     telemetry: noopTelemetry,
     logger: pino({ level: 'silent' }),
     responseTimeoutMs: 1_000,
@@ -43,7 +51,7 @@ describe('the edge sheds a saturated instance at the end of the turn (R52)', () 
   const post = { method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage;
   const endOfThisTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-  // One request holds the only place (its response never closes here), so the next is refused.
+  // One request holds the only place (its work never ends here), so the next is refused.
   before(() => listener(post, fakeResponse().res as unknown as ServerResponse));
 
   it('a refusal is written after the turn it was decided in: 503, Retry-After, the creation code, and the application never ran', async () => {
@@ -63,5 +71,86 @@ describe('the edge sheds a saturated instance at the end of the turn (R52)', () 
     res.destroyed = true;
     await endOfThisTurn();
     expect(written).to.deep.equal({});
+  });
+
+  // Every spelling the router serves as a guarded operation is shed as that operation: the
+  // router ignores trailing slashes and Koa reduces an absolute-form target to its path, so a
+  // shedder that compared the raw target would let these through to full service.
+  for (const [method, url, code] of [
+    ['POST', '/v1/evidence/reports/', 'report_generation_unavailable'],
+    ['POST', '/v1/evidence/reports//?x=1', 'report_generation_unavailable'],
+    ['POST', 'http://service.example/v1/evidence/reports', 'report_generation_unavailable'],
+    ['GET', '/v1/usage/current/', 'current_usage_unavailable'],
+    ['GET', '/v1/usage/current#fragment', 'current_usage_unavailable'],
+    ['GET', 'http://service.example/v1/usage/current?month=now', 'current_usage_unavailable'],
+    ['GET', '/v1/evidence/reports/5b0e6a3c-0000-4000-8000-000000000000/', 'report_generation_unavailable'],
+  ] as const) {
+    it(`${method} ${url} is shed as its operation (${code})`, async () => {
+      const { res, written } = fakeResponse();
+      listener({ method, url } as IncomingMessage, res as unknown as ServerResponse);
+      await endOfThisTurn();
+      expect(written.status).to.equal(503);
+      expect(JSON.parse(written.body as string).error.code).to.equal(code);
+    });
+  }
+
+  it('health, readiness and what no operation matches are never shed', async () => {
+    for (const url of ['/healthz', '/readyz', '/openapi.json', '/v1/evidence/reports/a/b', '/v1/usagecurrent']) {
+      const { res, written } = fakeResponse();
+      listener({ method: 'GET', url } as IncomingMessage, res as unknown as ServerResponse);
+      await endOfThisTurn();
+      expect(written.status, url).to.equal(undefined);
+    }
+  });
+
+  it('R35: a refusal written after draining began closes its connection, though its request came before', async () => {
+    const { res, written } = fakeResponse();
+    listener(post, res as unknown as ServerResponse);
+    draining = true;
+    try {
+      await endOfThisTurn();
+    } finally {
+      draining = false;
+    }
+    expect(written.status).to.equal(503);
+    expect(written.set?.connection).to.equal('close');
+  });
+});
+
+describe('routedPath: the path the router matches (R52)', () => {
+  it('drops the query, the fragment, trailing slashes and an absolute-form origin', () => {
+    expect(routedPath('/v1/usage/current?x=1')).to.equal('/v1/usage/current');
+    expect(routedPath('/v1/usage/current///')).to.equal('/v1/usage/current');
+    expect(routedPath('/v1/usage/current#a?b')).to.equal('/v1/usage/current');
+    expect(routedPath('http://h:8080/v1/usage/current/?y')).to.equal('/v1/usage/current');
+    expect(routedPath('/')).to.equal('/');
+    expect(routedPath('*')).to.equal('*');
+    expect(routedPath(undefined)).to.equal('');
+  });
+});
+
+describe('the edge holds a started request\'s place until its work has ended (R52)', () => {
+  const admission = new AdmissionControl({ maxQueueMs: 60_000, maxConcurrency: 1 });
+  after(() => admission.close());
+  let finish: () => void = () => {};
+  const listener = edgeListener({
+    handle: () => new Promise<void>((resolve) => (finish = resolve)),
+    admission,
+    draining: () => false,
+    telemetry: noopTelemetry,
+    logger: pino({ level: 'silent' }),
+    responseTimeoutMs: 1_000,
+  });
+
+  it('a client gone mid-work frees no place (the database steps run on); the end of the work does', async () => {
+    const closers: (() => void)[] = [];
+    const res = { ...fakeResponse().res, writableFinished: true, once: (event: string, fn: () => void) => (event === 'close' && closers.push(fn), res) };
+    listener({ method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage, res as unknown as ServerResponse);
+    expect(admission.active).to.equal(1);
+    closers.forEach((close) => close());
+    expect(admission.active, 'after the client went away').to.equal(1);
+    finish();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(admission.active, 'after the work ended').to.equal(0);
   });
 });
