@@ -36,7 +36,7 @@ import { applyEgressProxy, proxyConfigured } from './shared/egress-proxy.ts';
 import { AdmissionControl } from './http/admission-control.ts';
 import { listenOnAcceptSockets } from './http/accept-sockets.ts';
 import { edgeListener, edgeServerOptions } from './http/edge.ts';
-import { readinessGate } from './http/readiness-gate.ts';
+import { readinessGate, readyUnlessDraining } from './http/readiness-gate.ts';
 import { CustomerInFlight } from './rate-limit/customer-in-flight.ts';
 
 export interface ServiceOverrides {
@@ -169,8 +169,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       getCurrentUsage,
       getEvidenceReport: getEvidenceReport({ reports: new PgReportReader(sql), validateResult }),
     },
-    // R35: 503 from SIGTERM on, also for a caller whose probe was under way when it came.
-    isReady: async () => !draining && (await databaseReady()) && !draining,
+    isReady: readyUnlessDraining(() => draining, databaseReady),
     draining: () => draining,
     bodyMaxBytes: config.bodyMaxBytes,
     onContractViolation: overrides.onContractViolation,

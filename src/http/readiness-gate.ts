@@ -40,3 +40,11 @@ export function readinessGate(
     return pending;
   };
 }
+
+/**
+ * R35: not ready from SIGTERM on, also for a caller whose probe was under way when the signal
+ * came (the probe may take most of its bound; its answer is older than the drain).
+ */
+export function readyUnlessDraining(draining: () => boolean, probe: () => Promise<boolean>): () => Promise<boolean> {
+  return async () => !draining() && (await probe()) && !draining();
+}

@@ -3,7 +3,7 @@
 // may, by up to a millisecond against performance.now()) must not let a probe start before a
 // whole interval has passed.
 import { expect } from 'chai';
-import { readinessGate } from '../../../src/http/readiness-gate.ts';
+import { readinessGate, readyUnlessDraining } from '../../../src/http/readiness-gate.ts';
 
 describe('the readiness gate: one probe at a time, at most one per interval (R51)', () => {
   function clocked(early: number) {
@@ -49,5 +49,33 @@ describe('the readiness gate: one probe at a time, at most one per interval (R51
   it('a probe that does not answer within its bound counts as not ready', async () => {
     const gate = readinessGate(() => new Promise<boolean>(() => {}), { probeMs: 20 });
     expect(await gate()).to.equal(false);
+  });
+});
+
+describe('readiness while draining (R35)', () => {
+  it('a probe under way when SIGTERM comes answers not ready, though the database answered', async () => {
+    let draining = false;
+    let answer: (ready: boolean) => void = () => {};
+    const ready = readyUnlessDraining(
+      () => draining,
+      () => new Promise<boolean>((resolve) => (answer = resolve)),
+    );
+    const asked = ready();
+    draining = true;
+    answer(true);
+    expect(await asked).to.equal(false);
+  });
+
+  it('ready when the database answers and no drain began; not ready, without a probe, once it did', async () => {
+    let draining = false;
+    let probes = 0;
+    const ready = readyUnlessDraining(
+      () => draining,
+      async () => (probes += 1) > 0,
+    );
+    expect(await ready()).to.equal(true);
+    draining = true;
+    expect(await ready()).to.equal(false);
+    expect(probes).to.equal(1);
   });
 });
