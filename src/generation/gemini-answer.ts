@@ -1,5 +1,5 @@
 // How Gemini's outcomes map onto ruling R24:
-//   unreachable, timed out, 408, 429, 5xx                -> 'unavailable' (503 report_generation_unavailable)
+//   unreachable, connection lost, timed out, 408, 429, 5xx -> 'unavailable' (503 report_generation_unavailable)
 //   other 4xx, prompt blocked, safety finish, refusal,
 //   empty answer, truncated (MAX_TOKENS)                 -> 'failed'      (502 report_generation_failed)
 //   an answer that is not JSON                           -> 'invalid'     (502 invalid_generated_report)
@@ -22,14 +22,37 @@ const SAFETY_FINISH = new Set([
   'IMAGE_RECITATION',
 ]);
 
-/** Socket-level failures surface from fetch as a TypeError whose cause chain carries a code. */
-function isNetworkFailure(error: unknown): boolean {
+/**
+ * Codes of a connection that was never made: the name did not resolve, the address could not be
+ * reached, nobody listened, the connect timed out, the server's certificate was refused. Not a
+ * byte of the request can have reached the provider.
+ */
+const NOT_CONNECTED =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_[A-Z]+|EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_CERT_ALTNAME_INVALID|CERT_[A-Z_]+|UNABLE_TO_[A-Z_]+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/;
+/** Errno and undici codes of any other socket failure. */
+const SOCKET_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/;
+
+/**
+ * A socket-level failure, as fetch (undici) throws it: a TypeError ('fetch failed' before the
+ * status, 'terminated' when the body is cut after it) whose cause chain carries a code.
+ * 'unreachable' when the connection was never made; 'connection_lost' when it broke once made
+ * (terminated, ECONNRESET, EPIPE, UND_ERR_SOCKET, any other code or none): the request may have
+ * been delivered, and answered. Undefined when it is no socket failure at all.
+ */
+function networkFailure(error: unknown): 'unreachable' | 'connection_lost' | undefined {
+  let fetchFailed = false;
+  let notConnected = false;
+  let lost = false;
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    // The status had arrived: the body was cut after Google answered.
+    if (current instanceof TypeError && current.message === 'terminated') return 'connection_lost';
+    if (current instanceof TypeError && current.message === 'fetch failed') fetchFailed = true;
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return true;
-    if (current instanceof TypeError && (current.message === 'fetch failed' || current.message === 'terminated')) return true;
+    if (typeof code === 'string' && NOT_CONNECTED.test(code)) notConnected = true;
+    else if (typeof code === 'string' && SOCKET_CODE.test(code)) lost = true;
   }
-  return false;
+  if (notConnected && !lost) return 'unreachable';
+  return lost || fetchFailed ? 'connection_lost' : undefined;
 }
 
 /** An error thrown while calling Gemini, as a GenerationError. */
@@ -40,7 +63,9 @@ export function classifyCallError(error: unknown): GenerationError {
     if (status === 408 || status === 429 || status >= 500) return new GenerationError('unavailable', `http_${status}`);
     return new GenerationError('failed', `http_${status}`);
   }
-  if (isNetworkFailure(error)) return new GenerationError('unavailable', 'unreachable');
+  // R24: both are 503; R42 sets them apart (fallsThrough).
+  const network = networkFailure(error);
+  if (network !== undefined) return new GenerationError('unavailable', network);
   // A 2xx whose body is not the protocol's JSON (a misbehaving proxy, for instance).
   if (error instanceof SyntaxError) return new GenerationError('failed', 'malformed_provider_response');
   return new GenerationError('failed', 'provider_error');
@@ -54,12 +79,15 @@ export function attemptOutcome(failure: GenerationError): AttemptOutcome {
 }
 
 /**
- * R42: the failures that send the request on to the next model: the model is gone or unknown
- * (404), out of quota or capacity (429), or the service failed (5xx, 408, unreachable). A 400, a
- * refusal or an answer that is not JSON would be the same on any model.
+ * R42: the failures that send the request on to the next model, or again to the last one: the
+ * model is gone or unknown (404), out of quota or capacity (429), the service failed (5xx, 408),
+ * or the connection was never made; none of them carries an answer. Not a connection lost once
+ * made ('connection_lost'): the request may have been answered, and billed, already, and asking
+ * again would pay twice (R24 makes it a 503 all the same). Not a 400, a refusal or an answer
+ * that is not JSON: the same on any model. Not missing credentials: the same for every model.
  */
 export function fallsThrough(failure: GenerationError): boolean {
-  return failure.reason === 'http_404' || (failure.kind === 'unavailable' && failure.reason !== 'timeout' && failure.reason !== 'aborted');
+  return /^(http_(404|408|429|5\d\d)|unreachable)$/.test(failure.reason);
 }
 
 /**

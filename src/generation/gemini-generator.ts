@@ -1,11 +1,13 @@
 // The Gemini adapter of the ReportGenerator port, through @google/genai (ruling R2), on the
 // Developer API with a key or on Vertex AI with Application Default Credentials (R44).
 //
-// Models (R42): GEMINI_MODEL is a list tried in order. A 404 (retired or unknown model), a 429
-// or a 5xx / unreachable service sends the request on to the next model; a 429 whose
-// google.rpc.RetryInfo delay fits the deadline is retried on the same model after that delay.
-// The last model keeps the single retry of a transient failure it always had (R24). Only when
-// every model failed does the request fail, with the last failure.
+// Models (R42): GEMINI_MODEL is a list tried in order. A 404 (retired or unknown model), a 429,
+// a 5xx or a service that could not be connected to sends the request on to the next model; a
+// 429 whose google.rpc.RetryInfo delay fits the deadline is retried on the same model after that
+// delay, and one whose delay does not fit is never retried on it. The last model keeps the
+// single retry of a transient failure it always had (R24). A connection lost once made is never
+// asked again, of any model: Google may have answered, and billed, already. Only when every
+// model failed does the request fail, with the last failure.
 //
 // Time bound: one deadline, timeoutMs after the call starts, covers every attempt on every
 // model, every pause and the reading of the answer. It aborts the SDK's fetch through
@@ -182,8 +184,8 @@ export class GeminiReportGenerator implements ReportGenerator {
           const failure = signal.aborted ? (signal.reason as GenerationError) : classifyCallError(error);
           this.#observer.attempt(model, attemptOutcome(failure));
           last = failure;
-          // Credentials are the same for every model: no other model is tried without them.
-          if (signal.aborted || !fallsThrough(failure) || failure.reason.startsWith('credentials_')) throw failure;
+          // Neither a connection lost once made nor missing credentials is asked again (fallsThrough).
+          if (signal.aborted || !fallsThrough(failure)) throw failure;
           const remaining = (): number => this.#timeoutMs - (performance.now() - started);
           // R42: the provider says when to come back; wait that long when it fits, on this model.
           const delay = retryDelayMs(error);
@@ -193,6 +195,9 @@ export class GeminiReportGenerator implements ReportGenerator {
             await this.#pause(delay, signal);
             continue;
           }
+          // R42: a 429 with a delay is retried on this model only after that delay (above), never
+          // sooner by the retry below: with no model left, that 429 is the answer.
+          if (delay !== undefined && isLast) throw failure;
           if (failure.reason === 'http_404' && !this.#notFound.has(model)) {
             // A retirement while running: said once per model and process (a state of the
             // service, not of one request); every attempt is in ers_generator_attempts_total.

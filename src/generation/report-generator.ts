@@ -82,7 +82,7 @@ export interface ReportGenerator {
 
 /**
  * Generation failures, sorted as ruling R24 sorts them:
- * - 'unavailable': unreachable, timed out, rate-limited (429) or 5xx -> 503 report_generation_unavailable
+ * - 'unavailable': unreachable, connection lost, timed out, rate-limited (429) or 5xx -> 503 report_generation_unavailable
  * - 'failed': refusal, safety block, empty or truncated answer, other 4xx -> 502 report_generation_failed
  * - 'invalid': an answer the contract cannot represent (not JSON, wrong shape) -> 502 invalid_generated_report
  * `reason` is for logs and tests only; it never carries provider text, prompts or model names.

@@ -35,6 +35,7 @@ export const GENERATOR_REASONS = [
   'aborted',
   'timeout',
   'unreachable',
+  'connection_lost',
   'malformed_provider_response',
   'provider_error',
   'prompt_blocked',

@@ -1,7 +1,8 @@
-// R24: at most ONE retry, only for a transient failure ('unavailable': 429, 5xx, dropped
-// connection), only when enough time remains, and always inside GENERATOR_TIMEOUT_MS. The SDK
-// adds no retry of its own (it retries only with httpOptions.retryOptions, never set): the
-// fake's request log counts every HTTP request the adapter makes.
+// R24: at most ONE retry, only for a transient failure ('unavailable': 429, 5xx, a connection
+// never made; never a connection lost once made, R42), only when enough time remains, and always
+// inside GENERATOR_TIMEOUT_MS. The SDK adds no retry of its own (it retries only with
+// httpOptions.retryOptions, never set): the fake's request log counts every HTTP request the
+// adapter makes.
 import { expect } from 'chai';
 import { GenerationError } from '../../../src/generation/report-generator.ts';
 import { blockedPromptAnswer, errorAnswer, reportAnswer, startFakeGemini, textAnswer } from '../../support/generation/fake-gemini-server.ts';
@@ -33,10 +34,11 @@ describe('Gemini generator: one retry, transient failures only, within the deadl
     });
   }
 
-  it('retries a dropped connection once (R24)', async () => {
+  it('does not retry a connection dropped after the request arrived: it may have been answered, and billed (R42, R24)', async () => {
     fake.enqueue({ kind: 'destroy' }, reportAnswer());
-    await (await geminiGenerator(fake.baseUrl)).generate(input());
-    expect(fake.requests).to.have.lengthOf(2);
+    const error = await outcome((await geminiGenerator(fake.baseUrl)).generate(input()));
+    expect(error).to.include({ kind: 'unavailable', reason: 'connection_lost' });
+    expect(fake.requests).to.have.lengthOf(1);
   });
 
   it('gives up after the one retry: two 503s are unavailable, with exactly two requests (no SDK retry) (R24)', async () => {

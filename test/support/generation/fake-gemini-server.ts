@@ -45,7 +45,9 @@ export type FakeGeminiAnswer =
   /** Sends a 200 and the start of a JSON body, then stalls: reading the answer must be bounded too. */
   | { readonly kind: 'stallBody' }
   /** Drops the connection without an answer. */
-  | { readonly kind: 'destroy' };
+  | { readonly kind: 'destroy' }
+  /** Sends a 200 and the start of a JSON body, then drops the connection: an answer made, and billed, that never arrived whole. */
+  | { readonly kind: 'cutBody' };
 
 export type FakeGeminiResponder = FakeGeminiAnswer | ((request: FakeGeminiRequest, index: number) => FakeGeminiAnswer);
 
@@ -249,6 +251,11 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     }
     if (answer.kind === 'destroy') {
       res.socket?.destroy();
+      return;
+    }
+    if (answer.kind === 'cutBody') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+      res.write('{"candidates": [{"content": {"parts": [{"text": "{\\"title\\"', () => res.socket?.destroy());
       return;
     }
     const write = (): void => {
