@@ -11,7 +11,7 @@
 // c-ares does not read /etc/hosts for these queries, by choice: image hosts are strangers'
 // names on the public DNS, and /etc/hosts holds the local names an attacker would aim at
 // (`localhost` and local suffixes are refused by name before any lookup, image-url.ts).
-import { Resolver } from 'node:dns/promises';
+import { CANCELLED, Resolver } from 'node:dns/promises';
 import type { AddressPolicy } from './address-policy.ts';
 import { rejected, unavailable } from './image-fetch-error.ts';
 import type { ImageTarget } from './image-url.ts';
@@ -45,6 +45,11 @@ export interface CaresResolverOptions {
  */
 const OTHER_FAMILY_GRACE_MS = 250;
 
+/** What c-ares rejects a cancelled query with (resolver.cancel()): code ECANCELLED. */
+function cancelled(hostname: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`queryA ${CANCELLED} ${hostname}`), { code: CANCELLED, syscall: 'queryA', hostname });
+}
+
 /**
  * A and AAAA through c-ares, asked together, IPv4 answers first. A name with neither is a DNS
  * failure (the error of the A query). One channel per resolution, so that cancelling it on the
@@ -53,6 +58,13 @@ const OTHER_FAMILY_GRACE_MS = 250;
 export function caresResolver(options: CaresResolverOptions = {}): HostResolver {
   const channel = { timeout: options.timeoutMs ?? 1_500, tries: options.tries ?? 2 };
   return async (hostname, signal) => {
+    // A deadline that has passed already sends no query at all: an 'abort' listener added now
+    // would never fire, and cancel() stops only the queries in flight, so queries sent after it
+    // would run on to c-ares' own timeouts and tries (R50). The outcome is the one a cancelled
+    // resolution has.
+    if (signal?.aborted) throw cancelled(hostname);
+    // From the check above to the queries below nothing waits, so no abort can fall in between
+    // unseen: the listener is in place before the first query leaves.
     const resolver = new Resolver(channel);
     if (options.servers !== undefined) resolver.setServers([...options.servers]);
     const cancel = (): void => resolver.cancel();
@@ -62,7 +74,6 @@ export function caresResolver(options: CaresResolverOptions = {}): HostResolver 
       if (answers.length > 0) grace ??= setTimeout(cancel, OTHER_FAMILY_GRACE_MS);
     };
     try {
-      if (signal?.aborted) cancel();
       const queries = [resolver.resolve4(hostname), resolver.resolve6(hostname)] as const;
       for (const query of queries) query.then(armGrace, () => undefined);
       const [v4, v6] = await Promise.allSettled(queries);
