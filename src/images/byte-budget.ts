@@ -1,6 +1,8 @@
 // The process-wide budget of image bytes in flight (R22, R39): one instance is
 // built by the composition root and shared by every request; over budget, the
-// image is unavailable (503), never queued in memory. It counts every copy a request
+// image is unavailable (503), never queued in memory. A need larger than the whole
+// budget (`limit`) could never be met: the normalizer refuses such a decoded frame as
+// oversize (422, R23) instead of answering 503 for ever. It counts every copy a request
 // holds: originals until normalized, then normalized bytes and the generator's
 // copies (base64 parts, request body), all on one BudgetLease per request.
 
@@ -41,6 +43,14 @@ export class BudgetLease {
   /** What this lease holds now. */
   get held(): number {
     return this.#held;
+  }
+
+  /**
+   * The whole budget (IMAGE_BYTES_IN_FLIGHT_MAX): what a reservation could get with nothing else
+   * in flight. A need above it can never be met, however long the caller waits.
+   */
+  get limit(): number {
+    return this.#budget.limit;
   }
 
   tryReserve(bytes: number): boolean {

@@ -30,6 +30,9 @@ export const REJECTED_REASONS = [
   'undecodable',
   'truncated',
   'too_many_pixels',
+  // R23 oversize with R39: a decoded frame that, with its original, is larger than the whole
+  // IMAGE_BYTES_IN_FLIGHT_MAX, so that it could not fit even with nothing else in flight.
+  'frame_too_large',
 ] as const;
 
 /** R23 "cannot currently be retrieved safely": 503 remote_evidence_image_unavailable. */

@@ -35,11 +35,15 @@ export interface ImageNormalizer {
   /**
    * Decodes `bytes` (already sniffed as `mimeType`) and returns its normalized form; refuses
    * with ImageRefusal: rejected (`undecodable`, `truncated`, `too_many_pixels`,
-   * `content_mismatch`) or unavailable (`normalizer_busy`, `normalizer_timeout`, `aborted`).
+   * `frame_too_large`, `content_mismatch`) or unavailable (`normalizer_busy`,
+   * `normalizer_timeout`, `aborted`, `budget`).
    * `signal` takes a job out of the queue while it waits; a started job runs to its end.
-   * `lease`: the request's share of the image byte budget (R39). The decoded pixels
-   * (width x height x channels x bytes per sample, from the header) are reserved on it before
-   * decoding and released after; over budget, unavailable (`budget`) without decoding.
+   * `lease`: the request's share of the image byte budget (R39), holding the original. The
+   * decoded pixels (width x height x channels x bytes per sample, from the header) are reserved
+   * on it before decoding and released after. A frame that with its original is larger than the
+   * whole budget is rejected (`frame_too_large`, R23 oversize: it could never fit); one that
+   * would fit an empty budget but not the budget as it is now is unavailable (`budget`). Either
+   * way, without decoding.
    */
   normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission, lease?: BudgetLease): Promise<Normalization>;
 }

@@ -8,7 +8,8 @@
 // has transparency. Nothing of the original's metadata is written: sharp writes none unless
 // asked (no keepMetadata/withMetadata here), so EXIF with GPS, XMP, IPTC, ICC and comments go.
 // The header is read first, alone: the type and the pixel count are checked before any decoding,
-// and the decoded frame's memory is reserved on the request's byte budget (R39) before decoding.
+// and the decoded frame's memory is reserved on the request's byte budget (R39) before decoding;
+// a frame that could not fit even an empty budget is refused for good (R23 oversize).
 //
 // sharp (libvips, its thread pool and allocations: about 50 MiB of resident memory under load)
 // is loaded with the first image, so a service that gets text evidence only never pays for it.
@@ -122,6 +123,11 @@ export class SharpImageNormalizer implements ImageNormalizer {
       // 160 MB that the bytes on the wire never showed. Reserved before decoding, or refused.
       const decoded = decodedBytes(header, original);
       if (lease !== undefined) {
+        // The original stays on the lease until its normalized copy takes its place: a frame that
+        // with it is larger than the whole budget could never be reserved, however long the client
+        // waits, so it is oversize (R23: 422), not a 503 to retry for ever.
+        if (decoded + bytes.length > lease.limit) throw rejected('frame_too_large');
+        // It would fit an empty budget, but other images hold it now: unavailable (R23: 503).
         if (!lease.tryReserve(decoded)) throw unavailable('budget');
         reserved = decoded;
       }

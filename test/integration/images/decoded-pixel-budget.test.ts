@@ -1,9 +1,12 @@
 // R39 with R38: the decoded frame is image data the request holds. Its memory (width x height x
 // channels x bytes per sample, read from the header) is reserved on the byte budget before
-// libvips decodes, and released when the normalized copy exists; a frame that does not fit is
-// 503 remote_evidence_image_unavailable (reason `budget`), decided before decoding.
+// libvips decodes, and released when the normalized copy exists. Decided before decoding: a
+// frame that with its original is larger than the whole budget could never fit and is 422
+// remote_evidence_image_rejected (reason `frame_too_large`, R23 oversize); one that would fit an
+// empty budget but not the budget as it is now is 503 remote_evidence_image_unavailable (`budget`).
 import { expect } from 'chai';
-import { ByteBudget, BudgetLease, FakeImageFetcher, ImageBoundary, SharpImageNormalizer } from '../../../src/images/index.ts';
+import sharp from 'sharp';
+import { ByteBudget, BudgetLease, FakeImageFetcher, ImageBoundary, ImageRefusal, SharpImageNormalizer } from '../../../src/images/index.ts';
 import { phonePhoto, png16, transparentPng } from '../../support/images/made-images.ts';
 
 /** A budget that remembers the most it ever held. */
@@ -17,6 +20,11 @@ class WatchedBudget extends ByteBudget {
 }
 
 const URL_A = 'https://img.example/a';
+
+/** A 16-bit RGBA PNG, made by sharp: 8 bytes a pixel once decoded. */
+function png16Rgba(width: number, height: number): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 4, background: { r: 40, g: 120, b: 200, alpha: 0.5 } } }).toColourspace('rgb16').png().toBuffer();
+}
 
 describe('decoded pixels on the image byte budget (R38, R39)', function () {
   this.timeout(20_000);
@@ -43,15 +51,57 @@ describe('decoded pixels on the image byte budget (R38, R39)', function () {
     });
   }
 
-  it('a frame that does not fit is refused (unavailable, budget) before decoding, and the request holds nothing', async () => {
-    const photo = await phonePhoto({ width: 1600, height: 1200 });
-    // Room for the original and much more, but not for 1600 x 1200 x 3 decoded bytes.
-    const budget = new ByteBudget(photo.length + 1600 * 1200);
-    const fetcher = new FakeImageFetcher({ images: { [URL_A]: { bytes: photo, mimeType: 'image/jpeg' } } });
+  it('a frame that with its original is larger than the whole budget is rejected (frame_too_large), before decoding, and the request holds nothing', async () => {
+    // 16-bit RGBA: the 320 MB of a 40-megapixel one against the default 192 MiB, at a test's size.
+    const png = await png16Rgba(400, 300);
+    const header = await sharp(png).metadata();
+    expect([header.channels, header.depth], 'made as meant').to.deep.equal([4, 'ushort']);
+    const frame = 400 * 300 * 4 * 2;
+    // An empty budget, one byte short of the original and its frame: no wait could make room.
+    const budget = new WatchedBudget(png.length + frame - 1);
+    const fetcher = new FakeImageFetcher({ images: { [URL_A]: { bytes: png, mimeType: 'image/png' } } });
     const boundary = new ImageBoundary({ fetcher, normalizer, budget });
     const error = await boundary.acquire([URL_A]).catch((e: unknown) => e);
-    expect(error).to.include({ kind: 'unavailable', reason: 'budget', imageIndex: 0 });
+    // Permanent (R23 oversize: 422 remote_evidence_image_rejected), not a 503 to retry for ever.
+    expect(error).to.include({ kind: 'rejected', reason: 'frame_too_large', imageIndex: 0 });
+    expect(budget.peak, 'the original only: nothing was reserved for the frame').to.equal(png.length);
     expect(budget.used).to.equal(0);
+  });
+
+  it('a frame that fits an empty budget with its original, to the byte, is accepted', async () => {
+    const png = await png16Rgba(400, 300);
+    const frame = 400 * 300 * 4 * 2;
+    const budget = new ByteBudget(png.length + frame);
+    const lease = new BudgetLease(budget);
+    expect(lease.tryReserve(png.length)).to.equal(true);
+    const { normalized } = await normalizer.normalize(png, 'image/png', undefined, undefined, lease);
+    expect(normalized).to.include({ mimeType: 'image/png', width: 256, height: 192 });
+    expect(budget.used, 'the frame given back').to.equal(png.length);
+    lease.releaseAll();
+    // One byte less, and the same image is refused from its header.
+    const short = new BudgetLease(new ByteBudget(png.length + frame - 1));
+    expect(short.tryReserve(png.length)).to.equal(true);
+    const refusal = await normalizer.normalize(png, 'image/png', undefined, undefined, short).catch((e: unknown) => e);
+    expect(refusal).to.be.instanceOf(ImageRefusal);
+    expect(refusal).to.include({ kind: 'rejected', reason: 'frame_too_large' });
+    expect(short.held).to.equal(png.length);
+  });
+
+  it('a frame that would fit an empty budget but not now is unavailable (budget), before decoding; once the room is back it is accepted', async () => {
+    const photo = await phonePhoto({ width: 1600, height: 1200 });
+    // Room for the original and its 1600 x 1200 x 3 decoded bytes, when nothing else is in flight.
+    const budget = new ByteBudget(photo.length + 1600 * 1200 * 3);
+    const fetcher = new FakeImageFetcher({ images: { [URL_A]: { bytes: photo, mimeType: 'image/jpeg' } } });
+    const boundary = new ImageBoundary({ fetcher, normalizer, budget });
+    // Another request's images hold part of it now.
+    const other = new BudgetLease(budget);
+    expect(other.tryReserve(1024 * 1024)).to.equal(true);
+    const error = await boundary.acquire([URL_A]).catch((e: unknown) => e);
+    expect(error).to.include({ kind: 'unavailable', reason: 'budget', imageIndex: 0 });
+    expect(budget.used, 'the refused request holds nothing').to.equal(1024 * 1024);
+    other.releaseAll();
+    using images = await boundary.acquire([URL_A]);
+    expect(images.accepted[0]?.original).to.include({ width: 1600, height: 1200 });
   });
 
   it('the same image fits once the budget has room for its frame: the reservation is what decided', async () => {

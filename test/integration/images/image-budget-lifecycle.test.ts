@@ -80,7 +80,9 @@ describe('image budget: every copy counted, one owner, released exactly once (R3
   });
 
   it("when the normalized bytes and the generator's copies do not fit, the request is unavailable (budget) and holds nothing", async () => {
-    const budget = new ByteBudget(photos[0]!.length + photos[1]!.length);
+    // Room for both originals and one decoded 900 x 600 frame at a time: the frames fit, so the
+    // exchange of an original for its normalized bytes and copies is what refuses.
+    const budget = new ByteBudget(photos[0]!.length + photos[1]!.length + 900 * 600 * 3);
     const boundary = new ImageBoundary({ fetcher, normalizer: sharpNormalizer, budget, generatorCopyBytes: () => budget.limit });
     const error = await boundary.acquire(URLS).catch((e: unknown) => e);
     expect(error).to.include({ kind: 'unavailable', reason: 'budget', imageIndex: 0 });
@@ -142,10 +144,11 @@ describe('image budget: every copy counted, one owner, released exactly once (R3
     });
 
     it('a refused image stops at step 7: no generator call, nothing held', async () => {
+      // Room for the first original alone: its decoded frame could never fit (R23 oversize, 422).
       const budget = new ByteBudget(photos[0]!.length);
       const generator = new FakeReportGenerator();
       const { failure, stored } = await run(generator, budget);
-      expect((failure as ApiError).code).to.equal('remote_evidence_image_unavailable');
+      expect((failure as ApiError).code).to.equal('remote_evidence_image_rejected');
       expect(generator.callCount).to.equal(0);
       expect(stored).to.equal(undefined);
       expect(budget.used).to.equal(0);
