@@ -25,9 +25,8 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    // Node (24.6 and later: the engines field) waits this much past keepAliveTimeout by
-    // default; the bound is the bound. (Clients are told `Keep-Alive: timeout=` in whole
-    // seconds, rounded down, so they stop first.)
+    // Node waits this much past keepAliveTimeout by default; the bound is the bound. (Clients
+    // are told `Keep-Alive: timeout=` in whole seconds, rounded down, so they stop first.)
     keepAliveTimeoutBuffer: 0,
     connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
   };
