@@ -74,6 +74,12 @@ interface AdmissionControlOptions {
  */
 export interface AdmissionTicket extends Place {
   done(): void;
+  /**
+   * The client went away: a request still queued leaves the queue (done); a started one keeps
+   * its place until its work ends and done() is called (its database steps run on, and the
+   * places bound what runs).
+   */
+  abandon(): void;
 }
 
 /** Where the limit starts, and its floor. */
@@ -201,7 +207,7 @@ export class AdmissionControl {
    * (the estimate it was admitted on was wrong: a database that stopped answering holds every
    * place until its statements time out). The caller calls done() when the request ended.
    */
-  admit(run: (ticket: AdmissionTicket) => void, refuse: () => void = () => {}): AdmissionTicket | undefined {
+  admit(run: (ticket: AdmissionTicket) => void, refuse: () => void): AdmissionTicket | undefined {
     const now = this.#now();
     this.#refuseExpired(now);
     if (this.#active < this.#limit && this.#queue.size === 0) {
@@ -239,7 +245,6 @@ export class AdmissionControl {
       this.#limit = Math.min(this.#maxLimit, this.#limit + step);
     }
     this.#bound = this.#active >= this.#limit || this.#queue.size > 0;
-    this.#refuseExpired(this.#now());
     this.#startWaiting();
   }
 
@@ -251,8 +256,8 @@ export class AdmissionControl {
   /**
    * R52: no request waits in the queue longer than ADMISSION_MAX_QUEUE_MS before its work
    * starts. The queue is in arrival order, so the expired ones are at its head. Checked on
-   * every arrival, every tick and before each start, so a request is refused at most a tick
-   * (100 ms) past the bound.
+   * every arrival and whenever queued requests may start (every tick, every place freed), so a
+   * request is refused at most a tick (100 ms) past the bound.
    */
   #refuseExpired(now: number): void {
     for (const waiter of this.#queue) {
@@ -292,7 +297,10 @@ export class AdmissionControl {
   }
 
   #ticket(waiter: Waiter): AdmissionTicket {
-    return {
+    const ticket: AdmissionTicket = {
+      abandon: () => {
+        if (!waiter.started) ticket.done();
+      },
       done: () => {
         if (waiter.done) return;
         waiter.done = true;
@@ -323,11 +331,12 @@ export class AdmissionControl {
         };
       },
     };
+    return ticket;
   }
 
-  /** Starts queued requests, oldest first, while there are places; refuses those past the bound. */
+  /** Refuses the queued requests past the bound, then starts the others, oldest first, while there are places. */
   #startWaiting(): void {
-    if (this.#active < this.#limit) this.#refuseExpired(this.#now());
+    this.#refuseExpired(this.#now());
     while (this.#active < this.#limit) {
       const next = this.#queue.values().next();
       if (next.done) break;

@@ -95,22 +95,15 @@ export function edgeListener(options: EdgeListenerOptions): (req: IncomingMessag
       void run(req, res);
       return;
     }
-    // The ticket is the request's place: a long wait on the generator lends it (waitingOutside).
-    // A started request gives it back when its work has ended, not when its client goes away
-    // (the database steps run on, and the places bound what runs); a queued one whose client
-    // went away leaves the queue.
-    let started = false;
+    // The ticket is the request's place: a long wait on the generator lends it (waitingOutside),
+    // and it is given back when the work has ended; a client that goes away takes a queued
+    // request out of the queue (abandon).
     const ticket = admission.admit(
-      (place) => {
-        started = true;
-        void withPlace(place, () => run(req, res)).finally(() => place.done());
-      },
+      (place) => void withPlace(place, () => run(req, res)).finally(() => place.done()),
       () => refuse(res, guarded),
     );
     if (ticket) {
-      res.once('close', () => {
-        if (!started) ticket.done();
-      });
+      res.once('close', () => ticket.abandon());
       return;
     }
     refuse(res, guarded);

@@ -7,6 +7,11 @@
 import { expect } from 'chai';
 import { AdmissionControl } from '../../../src/http/admission-control.ts';
 
+/** A queued request these tests expect to start, never to be refused past the bound. */
+const notRefused = (): void => {
+  throw new Error('refused from the queue');
+};
+
 function rig(options: { maxQueueMs?: number; maxConcurrency?: number; databaseConnections?: number } = {}) {
   let now = 0;
   let delay = 0;
@@ -28,7 +33,7 @@ function rig(options: { maxQueueMs?: number; maxConcurrency?: number; databaseCo
     /** Runs 200 requests of `ms` each, one after another: the mean service time becomes `ms`. */
     teachServiceTime: (ms: number) => {
       for (let i = 0; i < 200; i += 1) {
-        const ticket = control.admit(() => {});
+        const ticket = control.admit(() => {}, notRefused);
         advance(ms);
         ticket?.done();
       }
@@ -48,7 +53,7 @@ describe('admission control (R52)', () => {
   it('runs up to the limit at once, queues the next ones and starts them oldest first as places free up', () => {
     const { control } = make({ maxConcurrency: 2, maxQueueMs: 60_000 });
     const started: number[] = [];
-    const tickets = [1, 2, 3, 4].map((n) => control.admit(() => started.push(n)));
+    const tickets = [1, 2, 3, 4].map((n) => control.admit(() => started.push(n), notRefused));
     expect(started).to.deep.equal([1, 2]);
     expect(control.queued).to.equal(2);
     tickets[0]?.done();
@@ -60,9 +65,9 @@ describe('admission control (R52)', () => {
   it('a queued request whose client went away leaves the queue and never runs', () => {
     const { control } = make({ maxConcurrency: 1, maxQueueMs: 60_000 });
     const started: string[] = [];
-    const first = control.admit(() => started.push('first'));
-    const gone = control.admit(() => started.push('gone'));
-    control.admit(() => started.push('next'));
+    const first = control.admit(() => started.push('first'), notRefused);
+    const gone = control.admit(() => started.push('gone'), notRefused);
+    control.admit(() => started.push('next'), notRefused);
     gone?.done();
     first?.done();
     expect(started).to.deep.equal(['first', 'next']);
@@ -74,7 +79,7 @@ describe('admission control (R52)', () => {
     const { control, advance, teachServiceTime } = make({ maxConcurrency: 2, maxQueueMs: 1_000 });
     teachServiceTime(5);
     const outcomes: string[] = [];
-    const held = [0, 1].map(() => control.admit(() => {}));
+    const held = [0, 1].map(() => control.admit(() => {}, notRefused));
     const queued = [0, 1, 2].map((n) => control.admit(() => outcomes.push(`run ${n}`), () => outcomes.push(`refused ${n}`)));
     expect(queued.every(Boolean), 'admitted to the queue').to.equal(true);
     advance(200);
@@ -102,21 +107,37 @@ describe('admission control (R52)', () => {
     expect(control.active).to.equal(1);
   });
 
+  it('a client gone away (abandon) takes a queued request out of the queue, but a started one keeps its place until done', () => {
+    const { control } = make({ maxConcurrency: 1, maxQueueMs: 60_000 });
+    const started: string[] = [];
+    const running = control.admit(() => started.push('running'), notRefused);
+    const queued = control.admit(() => started.push('queued'), notRefused);
+    const next = control.admit(() => started.push('next'), notRefused);
+    running?.abandon();
+    expect(control.active, 'the started one still holds its place').to.equal(1);
+    queued?.abandon();
+    expect(control.queued).to.equal(1);
+    running?.done();
+    expect(started).to.deep.equal(['running', 'next']);
+    next?.done();
+    expect(control.active).to.equal(0);
+  });
+
   it('refuses when the estimated wait is over ADMISSION_MAX_QUEUE_MS, from the measured service time', () => {
     const { control, teachServiceTime } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
     teachServiceTime(400);
-    const held = Array.from({ length: 4 }, () => control.admit(() => {}));
+    const held = Array.from({ length: 4 }, () => control.admit(() => {}, notRefused));
     expect(held.every(Boolean)).to.equal(true);
     // Queued n-th: wait ~ n x 400 / 4 = n x 100 ms; the 10th is at the bound (admitted), the 11th over it.
-    const queued = Array.from({ length: 12 }, () => control.admit(() => {}));
+    const queued = Array.from({ length: 12 }, () => control.admit(() => {}, notRefused));
     expect(queued.filter(Boolean)).to.have.length(10);
     expect(control.estimatedWaitMs()).to.be.above(1_000);
   });
 
   it('under a queue that has not drained for 250 ms the estimate may reach only half the bound', () => {
     const { control, advance } = make({ maxConcurrency: 1, maxQueueMs: 1_000 });
-    control.admit(() => {});
-    control.admit(() => {});
+    control.admit(() => {}, notRefused);
+    control.admit(() => {}, notRefused);
     expect(control.allowedWaitMs()).to.equal(1_000);
     advance(249);
     expect(control.allowedWaitMs(), 'a burst still draining').to.equal(1_000);
@@ -132,7 +153,7 @@ describe('admission control (R52)', () => {
     // none finishing meanwhile: the last waits about 33 x 40 / 4 = 330 ms, a third of the bound.
     const tickets = [];
     for (let i = 0; i < 36; i += 1) {
-      tickets.push(control.admit(() => {}));
+      tickets.push(control.admit(() => {}, notRefused));
       advance(5.5);
     }
     expect(tickets.filter((ticket) => ticket === undefined)).to.have.length(0);
@@ -140,22 +161,22 @@ describe('admission control (R52)', () => {
 
   it('a standing overload lasts through the queue\'s momentary drains, and ends when the queue stays empty for 250 ms', () => {
     const { control, advance } = make({ maxConcurrency: 1, maxQueueMs: 1_000 });
-    const running = control.admit(() => {});
-    const queued = control.admit(() => {});
+    const running = control.admit(() => {}, notRefused);
+    const queued = control.admit(() => {}, notRefused);
     advance(250);
     expect(control.allowedWaitMs()).to.equal(500);
     // The queue drains: the overload still stands a moment later.
     running?.done();
     advance(100);
     expect(control.queued).to.equal(0);
-    const next = control.admit(() => {});
+    const next = control.admit(() => {}, notRefused);
     expect(next, 'queued behind the running one').to.not.equal(undefined);
     expect(control.queued).to.equal(1);
     expect(control.allowedWaitMs(), 'a drain of 100 ms').to.equal(500);
     // Drained again and empty for 250 ms: the whole bound is back.
     queued?.done();
     advance(250);
-    control.admit(() => {});
+    control.admit(() => {}, notRefused);
     expect(control.allowedWaitMs()).to.equal(1_000);
     next?.done();
   });
@@ -163,15 +184,15 @@ describe('admission control (R52)', () => {
   it('a request that steps out (waits on the generator) lends its place to the queue, and counts again when back', () => {
     const { control } = make({ maxConcurrency: 1, maxQueueMs: 60_000 });
     const started: string[] = [];
-    const first = control.admit(() => started.push('first'));
-    const second = control.admit(() => started.push('second'));
+    const first = control.admit(() => started.push('first'), notRefused);
+    const second = control.admit(() => started.push('second'), notRefused);
     expect(started).to.deep.equal(['first']);
     const back = first?.stepOut() ?? (() => {});
     expect(started, 'the lent place went to the queue').to.deep.equal(['first', 'second']);
     expect(control.active).to.equal(1);
     back();
     expect(control.active, 'back: above the limit, neither queued nor refused').to.equal(2);
-    const third = control.admit(() => started.push('third'));
+    const third = control.admit(() => started.push('third'), notRefused);
     expect(control.queued).to.equal(1);
     first?.done();
     expect(started, 'still one over the limit').to.deep.equal(['first', 'second']);
@@ -183,7 +204,7 @@ describe('admission control (R52)', () => {
 
   it('a request whose client went away while it stepped out gives back nothing twice', () => {
     const { control } = make({ maxConcurrency: 2, maxQueueMs: 60_000 });
-    const ticket = control.admit(() => {});
+    const ticket = control.admit(() => {}, notRefused);
     const back = ticket?.stepOut() ?? (() => {});
     ticket?.done();
     back();
@@ -197,7 +218,7 @@ describe('admission control (R52)', () => {
     const { control, advance } = make({ maxConcurrency: 4, maxQueueMs: 1_000 });
     // 200 requests of 40 ms on a place around 2 s on the generator each.
     for (let i = 0; i < 200; i += 1) {
-      const ticket = control.admit(() => {});
+      const ticket = control.admit(() => {}, notRefused);
       advance(20);
       const back = ticket?.stepOut() ?? (() => {});
       advance(2_000);
@@ -205,9 +226,9 @@ describe('admission control (R52)', () => {
       advance(20);
       ticket?.done();
     }
-    Array.from({ length: 4 }, () => control.admit(() => {}));
+    Array.from({ length: 4 }, () => control.admit(() => {}, notRefused));
     // Queued n-th waits ~ n x 40 / 4 ms: 12 queued is ~130 ms; with 2 s per request it would be ~6 s.
-    const queued = Array.from({ length: 12 }, () => control.admit(() => {}));
+    const queued = Array.from({ length: 12 }, () => control.admit(() => {}, notRefused));
     expect(queued.every(Boolean)).to.equal(true);
     expect(control.estimatedWaitMs()).to.be.within(100, 150);
   });
@@ -224,7 +245,7 @@ describe('admission control (R52)', () => {
 
   it('the limit shrinks when more callers wait for a database connection than the pool serves in three rounds, not before', () => {
     const { control, setDatabaseWaiting } = make({ databaseConnections: 10 });
-    for (let i = 0; i < 40; i += 1) control.admit(() => {});
+    for (let i = 0; i < 40; i += 1) control.admit(() => {}, notRefused);
     setDatabaseWaiting(30);
     control.adjust();
     expect(control.limit, 'three rounds of a pool of 10 waiting: the pool is busy, not congested').to.be.above(32);
@@ -238,14 +259,14 @@ describe('admission control (R52)', () => {
     const { control, setDelay } = make({ maxConcurrency: 100, maxQueueMs: 60_000 });
     control.adjust();
     expect(control.limit, 'not reached: unchanged').to.equal(32);
-    for (let i = 0; i < 40; i += 1) control.admit(() => {});
+    for (let i = 0; i < 40; i += 1) control.admit(() => {}, notRefused);
     setDelay(40);
     control.adjust();
     expect(control.limit, 'near the target').to.equal(33);
     setDelay(0);
     control.adjust();
     expect(control.limit, 'far from it').to.equal(50);
-    for (let i = 0; i < 60; i += 1) control.admit(() => {});
+    for (let i = 0; i < 60; i += 1) control.admit(() => {}, notRefused);
     for (let i = 0; i < 5; i += 1) control.adjust();
     expect(control.limit).to.equal(100);
   });

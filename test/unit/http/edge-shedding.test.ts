@@ -154,3 +154,40 @@ describe('the edge holds a started request\'s place until its work has ended (R5
     expect(admission.active, 'after the work ended').to.equal(0);
   });
 });
+
+describe('the edge refuses a queued request still waiting at ADMISSION_MAX_QUEUE_MS (R52)', () => {
+  let now = 0;
+  const admission = new AdmissionControl({ maxQueueMs: 1_000, maxConcurrency: 1, now: () => now, loopDelayMs: () => 0 });
+  after(() => admission.close());
+  const handled: string[] = [];
+  const listener = edgeListener({
+    // The first request's work never ends: every place stays held, as behind a stalled database.
+    handle: (req) => {
+      handled.push(String(req.url));
+      return new Promise<void>(() => {});
+    },
+    admission,
+    draining: () => false,
+    telemetry: noopTelemetry,
+    logger: pino({ level: 'silent' }),
+    responseTimeoutMs: 1_000,
+  });
+
+  it('answered 503 with Retry-After and the operation\'s code, and the application never runs it', async () => {
+    listener({ method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage, fakeResponse().res as unknown as ServerResponse);
+    const { res, written } = fakeResponse();
+    listener({ method: 'GET', url: '/v1/usage/current' } as IncomingMessage, res as unknown as ServerResponse);
+    expect(admission.queued, 'queued behind the held place').to.equal(1);
+    now += 1_000;
+    admission.adjust();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written.status, 'at the bound it still waits').to.equal(undefined);
+    now += 1;
+    admission.adjust();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written.status).to.equal(503);
+    expect(written.headers?.['retry-after']).to.equal('1');
+    expect(JSON.parse(written.body as string).error.code).to.equal('current_usage_unavailable');
+    expect(handled).to.deep.equal(['/v1/evidence/reports']);
+  });
+});
