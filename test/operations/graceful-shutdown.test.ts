@@ -34,6 +34,25 @@ async function waitUntilInFlight(customerId: string): Promise<void> {
   throw new Error('the request never reached the generator');
 }
 
+/** The real entry point, with the offline generator taking `generatorMs` over each report. */
+function startWithSlowGenerator(generatorMs: number, env: Record<string, string> = {}): ServerProcess {
+  return startServerProcess({
+    DATABASE_URL: testDatabaseUrl(),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REPORT_GENERATOR: 'offline',
+    OFFLINE_GENERATOR_DELAY_MS: String(generatorMs),
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+}
+
+/** Its URL once it listens, and a customer to send reports with. */
+async function listening(server: ServerProcess) {
+  const url = String((await server.waitForLog('listening', 45_000)).url);
+  return { url, customer: await createCustomerFixture() };
+}
+
 describe('graceful shutdown on SIGTERM (operator-interface.md)', () => {
   let server: ServerProcess | undefined;
 
@@ -41,17 +60,9 @@ describe('graceful shutdown on SIGTERM (operator-interface.md)', () => {
 
   it('the in-flight request completes with 201, new connections are refused, and the process exits 0', async function () {
     this.timeout(60_000);
-    server = startServerProcess({
-      DATABASE_URL: testDatabaseUrl(),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REPORT_GENERATOR: 'offline',
-      OFFLINE_GENERATOR_DELAY_MS: '1500',
-      LOG_LEVEL: 'info',
-    });
-    const url = String((await server.waitForLog('listening', 45_000)).url);
+    server = startWithSlowGenerator(1500);
+    const { url, customer } = await listening(server);
     const port = Number(new URL(url).port);
-    const customer = await createCustomerFixture();
 
     const report = { context: 'property_maintenance', evidence: { text: 'The boiler pressure gauge reads zero.' } };
     let settled = false;
@@ -93,15 +104,8 @@ describe('a second signal during the shutdown (R35)', () => {
   // an orchestrator may repeat SIGTERM. Neither may cut the requests the first one lets finish.
   it('SIGTERM, then SIGINT and SIGTERM again: the in-flight request still completes with 201 and the process exits 0', async function () {
     this.timeout(60_000);
-    server = startServerProcess({
-      DATABASE_URL: testDatabaseUrl(),
-      PORT: '0',
-      REPORT_GENERATOR: 'offline',
-      OFFLINE_GENERATOR_DELAY_MS: '1500',
-      LOG_LEVEL: 'info',
-    });
-    const url = String((await server.waitForLog('listening', 45_000)).url);
-    const customer = await createCustomerFixture();
+    server = startWithSlowGenerator(1500);
+    const { url, customer } = await listening(server);
     const report = { context: 'field_inspection', evidence: { text: 'The gate latch is broken.' } };
     const inFlight = client(url, customer.apiKey).createReport(report, { 'Idempotency-Key': 'second-signal' });
     await waitUntilInFlight(customer.customerId);
@@ -125,16 +129,8 @@ describe('graceful shutdown is bounded (operator-interface.md)', () => {
 
   it('a request longer than SHUTDOWN_TIMEOUT_MS is cut, leaves no report or unit, and the process still exits 0 (R15)', async function () {
     this.timeout(60_000);
-    server = startServerProcess({
-      DATABASE_URL: testDatabaseUrl(),
-      PORT: '0',
-      REPORT_GENERATOR: 'offline',
-      OFFLINE_GENERATOR_DELAY_MS: '30000',
-      SHUTDOWN_TIMEOUT_MS: '300',
-      LOG_LEVEL: 'info',
-    });
-    const url = String((await server.waitForLog('listening', 45_000)).url);
-    const customer = await createCustomerFixture();
+    server = startWithSlowGenerator(30_000, { SHUTDOWN_TIMEOUT_MS: '300' });
+    const { url, customer } = await listening(server);
     const report = { context: 'field_inspection', evidence: { text: 'A fence post leans after the storm.' } };
     const inFlight = client(url, customer.apiKey)
       .createReport(report, { 'Idempotency-Key': 'bounded-shutdown' })
