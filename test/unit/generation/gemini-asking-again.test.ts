@@ -11,6 +11,7 @@ import type { AttemptOutcome, GenerationObserver } from '../../../src/generation
 import { rateLimitedAnswer, reportAnswer } from '../../support/generation/fake-gemini-server.ts';
 import type { FakeGeminiAnswer } from '../../support/generation/fake-gemini-server.ts';
 import { geminiGenerator, input } from '../../support/generation/helpers.ts';
+import { rejectionOf } from '../../support/rejection.ts';
 
 const PRIMARY = 'gemini-primary-flash';
 const FALLBACK = 'gemini-fallback-flash';
@@ -115,15 +116,6 @@ class RecordingObserver implements GenerationObserver {
   tokens(): void {}
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<GenerationError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, 'expected a GenerationError').to.be.instanceOf(GenerationError);
-  return error as GenerationError;
-}
-
 describe('Gemini generator: asking again, or not, without a socket (R42, R24)', () => {
   const realFetch = globalThis.fetch;
   /** The model of every generateContent call, in order, with when it was made. */
@@ -149,7 +141,7 @@ describe('Gemini generator: asking again, or not, without a socket (R42, R24)', 
   it('a body cut after the 200 is 503 connection_lost, and the next model is not asked (R42, R24)', async () => {
     replies.push(cutBody);
     const observer = new RecordingObserver();
-    const error = await failureOf((await generator([PRIMARY, FALLBACK], observer)).generate(input()));
+    const error = await rejectionOf((await generator([PRIMARY, FALLBACK], observer)).generate(input()), GenerationError);
     expect(error).to.include({ kind: 'unavailable', reason: 'connection_lost' });
     expect(calls.map((c) => c.model)).to.deep.equal([PRIMARY]);
     expect(observer.attempts).to.deep.equal([[PRIMARY, 'unavailable']]);
@@ -157,18 +149,18 @@ describe('Gemini generator: asking again, or not, without a socket (R42, R24)', 
 
   it('a body cut after the 200 on the last model is not retried (R42, R24)', async () => {
     replies.push(cutBody);
-    const error = await failureOf((await generator([PRIMARY])).generate(input()));
+    const error = await rejectionOf((await generator([PRIMARY])).generate(input()), GenerationError);
     expect(error).to.include({ kind: 'unavailable', reason: 'connection_lost' });
     expect(calls).to.have.lengthOf(1);
   });
 
   it('a connection reset once made goes neither to the next model nor again to the last (R42, R24)', async () => {
     replies.push(throwing(reset));
-    expect(await failureOf((await generator([PRIMARY, FALLBACK])).generate(input()))).to.include({ reason: 'connection_lost' });
+    expect(await rejectionOf((await generator([PRIMARY, FALLBACK])).generate(input()), GenerationError)).to.include({ reason: 'connection_lost' });
     expect(calls.map((c) => c.model)).to.deep.equal([PRIMARY]);
     calls = [];
     replies.push(throwing(reset));
-    expect(await failureOf((await generator([PRIMARY])).generate(input()))).to.include({ reason: 'connection_lost' });
+    expect(await rejectionOf((await generator([PRIMARY])).generate(input()), GenerationError)).to.include({ reason: 'connection_lost' });
     expect(calls).to.have.lengthOf(1);
   });
 
@@ -185,7 +177,7 @@ describe('Gemini generator: asking again, or not, without a socket (R42, R24)', 
   it('a 429 whose RetryInfo delay does not fit the deadline, on the last model, is the answer: no retry (R42)', async () => {
     replies.push(jsonReply(rateLimitedAnswer('30s')));
     const observer = new RecordingObserver();
-    const error = await failureOf((await generator([PRIMARY], observer)).generate(input()));
+    const error = await rejectionOf((await generator([PRIMARY], observer)).generate(input()), GenerationError);
     expect(error).to.include({ kind: 'unavailable', reason: 'http_429' });
     expect(calls).to.have.lengthOf(1);
     expect(observer.attempts).to.deep.equal([[PRIMARY, 'rate_limited']]);
@@ -193,7 +185,7 @@ describe('Gemini generator: asking again, or not, without a socket (R42, R24)', 
 
   it('a 429 whose RetryInfo delay does not fit goes on to the next model, which is not retried on that account (R42)', async () => {
     replies.push(jsonReply(rateLimitedAnswer('30s')), jsonReply(rateLimitedAnswer('30s')));
-    const error = await failureOf((await generator([PRIMARY, FALLBACK])).generate(input()));
+    const error = await rejectionOf((await generator([PRIMARY, FALLBACK])).generate(input()), GenerationError);
     expect(error).to.include({ reason: 'http_429' });
     expect(calls.map((c) => c.model)).to.deep.equal([PRIMARY, FALLBACK]);
   });
