@@ -305,3 +305,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function idempotencyLeaseMs(config: Pick<Config, 'generatorTimeoutMs' | 'imageFetchTimeoutMs'>): number {
   return config.generatorTimeoutMs + config.imageFetchTimeoutMs + 30_000;
 }
+
+/**
+ * R14's lease is sized for one image timeout, but a request's image step can take several
+ * (the images of a request are fetched a few at a time, each within its own timeout, then wait
+ * for the decoder). So before the generator is asked, a claim with less than this left (one
+ * generation and R14's 30 s for the rest) is renewed to a full lease: the generation then never
+ * outlives the claim, and a retry cannot take the key over and pay for a second generation.
+ */
+export function idempotencyRenewBelowMs(config: Pick<Config, 'generatorTimeoutMs'>): number {
+  return config.generatorTimeoutMs + 30_000;
+}

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.ts';
-import { idempotencyLeaseMs, type Config } from './config.ts';
+import { idempotencyLeaseMs, idempotencyRenewBelowMs, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { createSql } from './db/sql.ts';
 import { createReportGenerator } from './generation/create-report-generator.ts';
@@ -136,6 +136,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     clock,
     log: logger,
     leaseMs: idempotencyLeaseMs(config),
+    renewBelowMs: idempotencyRenewBelowMs(config),
     retentionMs: config.idempotencyRetentionHours * 3_600_000,
   });
   const createReport = new CreateEvidenceReport({

@@ -17,8 +17,13 @@ export class FakeIdempotencyStore implements IdempotencyStore {
   unavailable = false;
   readonly released: IdempotencyClaim[] = [];
 
-  constructor(options: { leaseMs?: number; retentionMs?: number } = {}) {
+  readonly #renewBelowMs: number;
+  /** Claims renewed by keep(). */
+  renewals = 0;
+
+  constructor(options: { leaseMs?: number; renewBelowMs?: number; retentionMs?: number } = {}) {
     this.#leaseMs = options.leaseMs ?? 65_000;
+    this.#renewBelowMs = options.renewBelowMs ?? 60_000;
     this.#retentionMs = options.retentionMs ?? 86_400_000;
   }
 
@@ -35,6 +40,16 @@ export class FakeIdempotencyStore implements IdempotencyStore {
     const leaseExpiresAt = new Date(now.getTime() + this.#leaseMs).toISOString();
     this.#records.set(id, { fingerprint, leaseExpiresAt });
     return { kind: 'claimed', claim: { customerId, mode, key, leaseExpiresAt } };
+  }
+
+  async keep(claim: IdempotencyClaim, now: Date): Promise<IdempotencyClaim> {
+    if (Date.parse(claim.leaseExpiresAt) - now.getTime() >= this.#renewBelowMs) return claim;
+    if (this.unavailable) throw new PersistenceFailure('unavailable');
+    const record = this.#records.get(`${claim.customerId}\u0000${claim.mode}\u0000${claim.key}`);
+    if (!record || record.completed || record.leaseExpiresAt !== claim.leaseExpiresAt) throw new PersistenceFailure('claim_lost');
+    record.leaseExpiresAt = new Date(now.getTime() + this.#leaseMs).toISOString();
+    this.renewals++;
+    return { ...claim, leaseExpiresAt: record.leaseExpiresAt };
   }
 
   completion(claim: IdempotencyClaim, now: Date): IdempotencyCompletion {

@@ -33,6 +33,13 @@ export type ClaimOutcome =
 export interface IdempotencyStore {
   /** Throws PersistenceFailure when the claim cannot be established. */
   claim(owner: IdempotencyOwner, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome>;
+  /**
+   * R14: before the generator is asked, a claim with less of its lease left than one generation
+   * needs is renewed to a full lease. Returns the claim to hold from now on (a renewal is a new
+   * fencing token). Throws PersistenceFailure: 'claim_lost' when the key was taken over,
+   * 'unavailable' when the renewal could not be made.
+   */
+  keep(claim: IdempotencyClaim, now: Date): Promise<IdempotencyClaim>;
   /** What completing this claim writes with the report (R15): kept for the retention. */
   completion(claim: IdempotencyClaim, now: Date): IdempotencyCompletion;
   /** R14: gives the key back after a failure. Never throws (a failed release is retried, R36). */

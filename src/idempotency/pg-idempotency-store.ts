@@ -46,6 +46,12 @@ const TAKE_OVER = statement(
   report_id = null, completed_at = null, expires_at = null, created_at = $8
   where ${SCOPE} and ((status = 'in_progress' and lease_expires_at <= $8) or (status = 'completed' and expires_at <= $8))`,
 );
+// Renews a claim that is still ours (its token unchanged): a later lease, so a later token.
+const RENEW = statement(
+  'idempotency_renew',
+  `update idempotency_record set lease_expires_at = $7
+  where ${SCOPE} and status = 'in_progress' and lease_expires_at = $6`,
+);
 const RELEASE = statement(
   'idempotency_release',
   `delete from idempotency_record where ${SCOPE} and status = 'in_progress' and lease_expires_at = $6`,
@@ -56,6 +62,8 @@ const MAX_ATTEMPTS = 4;
 interface PgIdempotencyStoreOptions {
   sql: Sql;
   leaseMs: number;
+  /** keep() renews a claim with less than this left of its lease (idempotencyRenewBelowMs). */
+  renewBelowMs: number;
   retentionMs: number;
   clock: Clock;
   log?: Pick<Logger, 'warn' | 'info'>;
@@ -96,6 +104,17 @@ export class PgIdempotencyStore implements IdempotencyStore {
     throw new PersistenceFailure('unavailable', { cause: new Error('idempotency claim contended') });
   }
 
+  async keep(claim: IdempotencyClaim, now: Date): Promise<IdempotencyClaim> {
+    const { sql, leaseMs, renewBelowMs } = this.#options;
+    if (Date.parse(claim.leaseExpiresAt) - now.getTime() >= renewBelowMs) return claim;
+    const renewed = { ...claim, leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString() };
+    // A failed statement throws PersistenceFailure('unavailable') from sql itself.
+    if ((await sql.count(RENEW, [...this.#scope(claim), claim.leaseExpiresAt, renewed.leaseExpiresAt])) !== 1) {
+      throw new PersistenceFailure('claim_lost');
+    }
+    return renewed;
+  }
+
   completion(claim: IdempotencyClaim, now: Date): IdempotencyCompletion {
     const expiresAt = new Date(now.getTime() + this.#options.retentionMs).toISOString();
     return { key: claim.key, leaseExpiresAt: claim.leaseExpiresAt, expiresAt };
@@ -121,13 +140,10 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async #releaseOnce(claim: IdempotencyClaim): Promise<void> {
-    await this.#options.sql.count(RELEASE, [
-      claim.customerId,
-      EVIDENCE_REPORTS_PRODUCT,
-      EVIDENCE_REPORT_OPERATION,
-      claim.key,
-      claim.mode,
-      claim.leaseExpiresAt,
-    ]);
+    await this.#options.sql.count(RELEASE, [...this.#scope(claim), claim.leaseExpiresAt]);
+  }
+
+  #scope(claim: IdempotencyClaim): unknown[] {
+    return [claim.customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, claim.key, claim.mode];
   }
 }

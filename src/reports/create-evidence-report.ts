@@ -20,7 +20,7 @@ import type { Clock } from '../shared/clock.ts';
 import { publicReport } from './public-report.ts';
 import type { ReportRepository } from './report-repository.ts';
 import type { CreateEvidenceReportRequest, EvidenceReportBody } from './report-request.ts';
-import { applyIdempotency } from './stages/apply-idempotency.ts';
+import { applyIdempotency, keepClaim } from './stages/apply-idempotency.ts';
 import { acquireInFlight, applyRateLimit } from './stages/apply-rate-limit.ts';
 import { CustomerInFlight } from '../rate-limit/customer-in-flight.ts';
 import { checkEntitlement } from './stages/check-entitlement.ts';
@@ -126,7 +126,7 @@ export class CreateEvidenceReport {
     ); //                                                                       5. 409 idempotency_conflict, idempotency_in_progress;
     //                                                                             503 idempotency_unavailable, idempotency_replay_unavailable
     if (idempotency.kind === 'replay') return { body: idempotency.body, replayed: true, rateLimit }; // R13: skips 6 to 10
-    const claim = idempotency.kind === 'claimed' ? idempotency.claim : undefined;
+    let claim = idempotency.kind === 'claimed' ? idempotency.claim : undefined;
     try {
       await step('6_quota', () => checkQuota(principal)); //                   6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
       let generated;
@@ -137,9 +137,13 @@ export class CreateEvidenceReport {
         using held = await step('7_fetch_images', () => fetchImages(d.images, request, signal, telemetry));
         //                                                                      7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
         images = imageMetadata(held.accepted);
-        generated = await step('8_generate', () => generateReport(generator, d.validateResult, request, held.normalized, signal, telemetry));
+        generated = await step('8_generate', async () => {
+          // R14: a claim that the images' time has left short of one generation is renewed first.
+          if (claim) claim = await keepClaim(d.idempotency, claim, d.clock.now());
+          return generateReport(generator, d.validateResult, request, held.normalized, signal, telemetry);
+        });
         //                                                                      8. 502 invalid_generated_report, report_generation_failed;
-        //                                                                         503 report_generation_unavailable
+        //                                                                         503 report_generation_unavailable; idempotency_unavailable
       }
       const stored = await step('9_10_persist', () =>
         persistReport(d.reports, {

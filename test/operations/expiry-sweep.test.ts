@@ -129,7 +129,7 @@ describe('the expiry sweep deletes what has expired and nothing else (R36)', fun
   it('a swept key is used again as new (R14)', async () => {
     await withSweepDatabase(async (orm, customerId) => {
       await (await sweeper(orm)).sweepOnce();
-      const store = new PgIdempotencyStore({ sql: await createSql(orm), clock: new FixedClock(NOW), leaseMs: 60_000, retentionMs: 24 * HOUR });
+      const store = new PgIdempotencyStore({ sql: await createSql(orm), clock: new FixedClock(NOW), leaseMs: 60_000, renewBelowMs: 30_000, retentionMs: 24 * HOUR });
       const outcome = await store.claim({ customerId, mode: 'live' }, 'retention-passed-0', 'b'.repeat(64), NOW);
       expect(outcome.kind).to.equal('claimed');
       store.close();

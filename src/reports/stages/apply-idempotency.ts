@@ -52,6 +52,19 @@ export async function applyIdempotency(
   }
 }
 
+/**
+ * Before step 8 (R14): the claim must outlive the generation, or a retry could take the key over
+ * while this request is still generating and pay for a second one. A claim that could not be
+ * renewed is 503 idempotency_unavailable, as at completion: nothing has been paid for yet.
+ */
+export async function keepClaim(store: IdempotencyStore, claim: IdempotencyClaim, now: Date): Promise<IdempotencyClaim> {
+  try {
+    return await store.keep(claim, now);
+  } catch (cause) {
+    throw new ApiError('idempotency_unavailable', { cause });
+  }
+}
+
 /** The original 201 body, rebuilt from the stored report; 503 when it cannot be restored safely. */
 function restore(validateResult: ResultValidator, reportId: string | null, stored: unknown): EvidenceReportBody {
   try {

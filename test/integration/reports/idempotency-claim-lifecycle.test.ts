@@ -6,9 +6,16 @@ import { expect } from 'chai';
 import { idempotencyLeaseMs } from '../../../src/config.ts';
 import { CREATE_REPORT_METHOD, CREATE_REPORT_PATH } from '../../../src/reports/stages/apply-idempotency.ts';
 import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
+import { FakeImageFetcher } from '../../../src/images/fake-image-fetcher.ts';
+import type { ImageFetcher } from '../../../src/images/image-fetcher.ts';
+import { createSql } from '../../../src/db/sql.ts';
+import { PgIdempotencyStore } from '../../../src/idempotency/pg-idempotency-store.ts';
+import { PersistenceFailure } from '../../../src/db/persistence-failure.ts';
+import { rejectionOf } from '../../support/rejection.ts';
+import type { TestResponse } from '../../support/http-client.ts';
 import { requestFingerprint } from '../../../src/idempotency/fingerprint.ts';
 import { FixedClock } from '../../../src/shared/clock.ts';
-import { testEm } from '../../support/database.ts';
+import { testEm, testOrm } from '../../support/database.ts';
 import { useService } from '../../support/use-service.ts';
 import { bodyNumber, customerTotals, isReplay, SwappableGenerator, waitFor, type CreatedReport } from '../../support/reports.ts';
 import { expectApiError } from '../../support/expect-api-error.ts';
@@ -24,18 +31,33 @@ async function insertClaim(customerId: string, key: string, body: unknown, lease
   );
 }
 
+const IMAGE_BODY = {
+  context: 'damage_report',
+  evidence: { text: 'A cracked window.', images: [{ url: 'https://img.example/window.png' }] },
+};
+
 describe('POST /v1/evidence/reports: release, lease takeover and retention of idempotency keys (R14)', () => {
   const clock = new FixedClock(T0);
   const generator = new SwappableGenerator(new FakeReportGenerator());
+  /** How long, on the service's clock, each image fetch takes. */
+  let imageClockMs = 0;
+  const images = new FakeImageFetcher();
+  const imageFetcher: ImageFetcher = {
+    fetch: (urls, signal, options) => {
+      clock.advance(imageClockMs);
+      return images.fetch(urls, signal, options);
+    },
+  };
   let leaseMs: number;
 
-  const app = useService({}, { clock, generator });
+  const app = useService({}, { clock, generator, imageFetcher });
   before(async () => {
     leaseMs = idempotencyLeaseMs(app.service.config);
   });
   beforeEach(() => {
     clock.set(T0);
     generator.current = new FakeReportGenerator();
+    imageClockMs = 0;
   });
 
   it('a request that fails after claiming its key releases it: the retry with the same key succeeds (R14)', async () => {
@@ -112,5 +134,59 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
     const replay = await client.create<CreatedReport>(bodyNumber(1), { headers: { 'idempotency-key': 'fenced' } });
     expect(replay.body.id).to.equal(takeover.body.id);
+  });
+
+  it('images that took most of the lease: the claim is renewed before generating, so a retry past the first lease is 409 in progress; one generation, one report (R14)', async () => {
+    const client = await app.newCaller();
+    imageClockMs = 40_000; // 25 s of the 65 s lease left: less than one generation and R14's 30 s
+    const generated = new FakeReportGenerator();
+    let retry: TestResponse | undefined;
+    generator.current = {
+      generate: async (input, signal) => {
+        if (retry === undefined) {
+          clock.advance(leaseMs - 40_000 + 1); // the first lease has passed
+          imageClockMs = 0;
+          retry = await client.create(IMAGE_BODY, { headers: { 'idempotency-key': 'slow-images' } });
+        }
+        return generated.generate(input, signal);
+      },
+    };
+    const original = await client.create<CreatedReport>(IMAGE_BODY, { headers: { 'idempotency-key': 'slow-images' } });
+    expect(original.status).to.equal(201);
+    expectApiError(retry!, 'idempotency_in_progress');
+    expect(generated.callCount).to.equal(1);
+    expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+  });
+
+  it('the store renews only a claim short of a generation and R14 margin, under its token; the old token can no longer renew or release it (R14)', async () => {
+    const client = await app.newCaller();
+    const sql = await createSql(await testOrm());
+    const store = new PgIdempotencyStore({ sql, clock, leaseMs: 65_000, renewBelowMs: 60_000, retentionMs: 24 * HOUR });
+    try {
+      const owner = { customerId: client.customerId, mode: 'live' as const };
+      const t0 = new Date(T0);
+      const outcome = await store.claim(owner, 'renewed', 'c'.repeat(64), t0);
+      if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
+      const lease = async () =>
+        new Date(
+          ((await (await testEm()).execute('select lease_expires_at from idempotency_record where customer_id = ? and idempotency_key = ?', [owner.customerId, 'renewed']))[0] as { lease_expires_at: string | Date }).lease_expires_at,
+        ).toISOString();
+      // 60 s left: kept as it is, nothing written.
+      expect(await store.keep(outcome.claim, new Date(Date.parse(T0) + 5_000))).to.equal(outcome.claim);
+      expect(await lease()).to.equal(outcome.claim.leaseExpiresAt);
+      // 25 s left: renewed to a full lease from now, a new token.
+      const at40 = new Date(Date.parse(T0) + 40_000);
+      const renewed = await store.keep(outcome.claim, at40);
+      expect(renewed.leaseExpiresAt).to.equal(new Date(at40.getTime() + 65_000).toISOString());
+      expect(await lease()).to.equal(renewed.leaseExpiresAt);
+      // The old token is no longer the claim: it can be neither renewed nor released.
+      expect((await rejectionOf(store.keep(outcome.claim, at40), PersistenceFailure)).kind).to.equal('claim_lost');
+      await store.release(outcome.claim);
+      expect(await lease()).to.equal(renewed.leaseExpiresAt);
+      await store.release(renewed);
+      expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 0, units: 0, claims: 0 });
+    } finally {
+      store.close();
+    }
   });
 });
