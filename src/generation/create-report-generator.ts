@@ -77,7 +77,7 @@ export async function createReportGenerator(
         logger,
         observer,
       });
-      await checkModels(generator, logger);
+      await checkModels(generator, logger, config.geminiMaxOutputTokens);
       return generator;
     }
   }
@@ -87,13 +87,21 @@ export async function createReportGenerator(
  * R42: every listed model is looked up once at start. A 404 stops the start with one line
  * naming GEMINI_MODEL and the model (a retired model is found here, not by the first customer);
  * a lookup that cannot be made (network, 5xx, credentials) is logged and the start goes on.
+ * R43's output bound is checked against each model's reported limit the same way: Gemini answers
+ * a larger maxOutputTokens with 400 INVALID_ARGUMENT, so every request that model got would fail.
  */
-async function checkModels(generator: GeminiReportGenerator, logger: Pick<Logger, 'warn'>): Promise<void> {
+async function checkModels(generator: GeminiReportGenerator, logger: Pick<Logger, 'warn'>, maxOutputTokens: number): Promise<void> {
   const lookups = await generator.lookUpModels(MODEL_LOOKUP_MS);
   const missing = lookups.find((lookup) => !lookup.found && lookup.status === 404);
   if (missing !== undefined) {
     throw new ConfigError(
       `Invalid GEMINI_MODEL: model ${missing.model} is not found (404: retired or unknown); remove it or replace it with a current model.`,
+    );
+  }
+  const outgrown = lookups.find((lookup) => lookup.found && lookup.outputTokenLimit !== undefined && maxOutputTokens > lookup.outputTokenLimit);
+  if (outgrown?.found) {
+    throw new ConfigError(
+      `Invalid GEMINI_MAX_OUTPUT_TOKENS: ${maxOutputTokens} is above the output limit of model ${outgrown.model} (${outgrown.outputTokenLimit} tokens), which Gemini refuses; lower it.`,
     );
   }
   for (const [modelIndex, lookup] of lookups.entries()) {

@@ -87,7 +87,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 export const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
 
 /** What the start-up lookup of one model found (R42). */
-type ModelLookup = { readonly model: string; readonly found: true } | { readonly model: string; readonly found: false; readonly reason: string; readonly status: number | undefined };
+type ModelLookup = { readonly model: string; readonly found: true; readonly outputTokenLimit: number | undefined } | { readonly model: string; readonly found: false; readonly reason: string; readonly status: number | undefined };
 
 export class GeminiReportGenerator implements ReportGenerator {
   readonly #options: GeminiReportGeneratorOptions;
@@ -275,7 +275,7 @@ export class GeminiReportGenerator implements ReportGenerator {
 
   /**
    * R42: looks each configured model up once (models.get), all at once, each bounded by
-   * `timeoutMs`. A 404 is `found: false` with status 404; a lookup that could not be made (no
+   * `timeoutMs`, with its output limit when the API reports one. A 404 is `found: false` with status 404; a lookup that could not be made (no
    * answer, a 5xx, no credentials) is `found: false` with its reason.
    */
   async lookUpModels(timeoutMs: number): Promise<ModelLookup[]> {
@@ -284,8 +284,10 @@ export class GeminiReportGenerator implements ReportGenerator {
         const signal = AbortSignal.timeout(timeoutMs);
         try {
           const client = await this.#sdk(signal);
-          await untilAborted(client.models.get({ model, config: { abortSignal: signal } }), signal);
-          return { model, found: true };
+          const found = await untilAborted(client.models.get({ model, config: { abortSignal: signal } }), signal);
+          // The Developer API reports the model's output limit; Vertex AI's publisher model does not.
+          const limit = found.outputTokenLimit;
+          return { model, found: true, outputTokenLimit: Number.isSafeInteger(limit) && limit! > 0 ? limit : undefined };
         } catch (error) {
           const failure = signal.aborted ? new GenerationError('unavailable', 'timeout') : classifyCallError(error);
           const status = /^http_(\d{3})$/.exec(failure.reason)?.[1];

@@ -13,6 +13,7 @@ import {
   textAnswer,
   thinkingAnswer,
   THINKING_USAGE,
+  OUTPUT_TOKEN_LIMIT,
 } from '../../support/generation/fake-gemini-server.ts';
 import { sentBody } from '../../support/generation/gemini-request-inspection.ts';
 import { captureLogger, generatorConfig, useFakeGemini } from '../../support/generation/fake-gemini-suite.ts';
@@ -160,6 +161,15 @@ describe('Gemini settings and tokens (R43)', () => {
     expect(observer.tokenLog).to.deep.equal([['gemini-test-flash', tokens]]);
   });
 
+  it('an output bound above the model\'s limit is refused by Gemini (400 INVALID_ARGUMENT): report_generation_failed, never asked again', async () => {
+    const generator = await geminiGenerator(suite.fake.baseUrl, { maxOutputTokens: OUTPUT_TOKEN_LIMIT + 1 });
+    expect((await failureOf(generator.generate(input()))).reason).to.equal('http_400');
+    expect(suite.fake.refused.map((r) => r.message)).to.deep.equal([
+      `Unable to submit request because it has a maxOutputTokens value of ${OUTPUT_TOKEN_LIMIT + 1} but the supported range is from 1 (inclusive) to ${OUTPUT_TOKEN_LIMIT + 1} (exclusive). Update the value and try again.`,
+    ]);
+    expect(suite.fake.requests).to.have.lengthOf(1);
+  });
+
   it('counts the tokens of an answer that fails too (a cut answer is billed)', async () => {
     suite.fake.enqueue(textAnswer('{"title":', 'MAX_TOKENS'));
     const observer = new RecordingObserver();
@@ -187,6 +197,19 @@ describe('the start-up lookup of GEMINI_MODEL (R42)', () => {
     expect(error).to.be.instanceOf(ConfigError);
     const message = (error as ConfigError).message;
     expect(message).to.include('GEMINI_MODEL').and.include(FALLBACK).and.not.include('\n');
+  });
+
+  it('an output bound above a model\'s reported limit stops the start with one line naming GEMINI_MAX_OUTPUT_TOKENS and the model (R43)', async () => {
+    const error = await createReportGenerator({ ...config(), geminiMaxOutputTokens: OUTPUT_TOKEN_LIMIT + 1 }, suite.document, captureLogger()).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).to.include('GEMINI_MAX_OUTPUT_TOKENS').and.include(PRIMARY).and.include(String(OUTPUT_TOKEN_LIMIT)).and.not.include('\n');
+  });
+
+  it('an output bound at the limit starts, and one the lookup gives no limit for is not held to one (Vertex AI reports none)', async () => {
+    await createReportGenerator({ ...config(), geminiMaxOutputTokens: OUTPUT_TOKEN_LIMIT }, suite.document, captureLogger());
+    suite.fake.setLookupAnswer({ body: { name: `models/${PRIMARY}`, version: '001', displayName: PRIMARY } });
+    await createReportGenerator({ ...config(), geminiMaxOutputTokens: OUTPUT_TOKEN_LIMIT * 2 }, suite.document, captureLogger());
   });
 
   it('a lookup that cannot be made (a 503) is logged and the start goes on', async () => {

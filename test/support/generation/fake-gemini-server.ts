@@ -221,10 +221,23 @@ function authenticated(api: GeminiApi, headers: IncomingHttpHeaders): boolean {
   return /^Bearer \S+$/.test(headers.authorization ?? '');
 }
 
+/** The output limit of every model here, as models.get reports it for the current Flash models. */
+export const OUTPUT_TOKEN_LIMIT = 65536;
+
 function modelResource(api: GeminiApi, model: string): unknown {
   return api === 'developer'
-    ? { name: `models/${model}`, version: '001', displayName: model, inputTokenLimit: 1048576, outputTokenLimit: 65536, supportedGenerationMethods: ['generateContent', 'countTokens'], thinking: true }
+    ? { name: `models/${model}`, version: '001', displayName: model, inputTokenLimit: 1048576, outputTokenLimit: OUTPUT_TOKEN_LIMIT, supportedGenerationMethods: ['generateContent', 'countTokens'], thinking: true }
     : { name: `publishers/google/models/${model}`, versionId: '001', launchStage: 'GA', publisherModelTemplate: `projects/{project}/locations/{location}/publishers/google/models/${model}` };
+}
+
+/**
+ * Gemini refuses an output bound above the model's limit with 400 INVALID_ARGUMENT, in these
+ * words (as quoted from the API in BerriAI/litellm#10548 and stackblitz-labs/bolt.diy#955).
+ */
+function outputBoundProblem(body: unknown): string | undefined {
+  const bound = (body as { generationConfig?: { maxOutputTokens?: unknown } }).generationConfig?.maxOutputTokens;
+  if (typeof bound !== 'number' || bound <= OUTPUT_TOKEN_LIMIT) return undefined;
+  return `Unable to submit request because it has a maxOutputTokens value of ${bound} but the supported range is from 1 (inclusive) to ${OUTPUT_TOKEN_LIMIT + 1} (exclusive). Update the value and try again.`;
 }
 
 export interface FakeGeminiOptions {
@@ -297,7 +310,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       }
       if (retired.has(model)) return send(res, modelNotFoundAnswer(model));
       if (call === 'get') return send(res, lookupAnswer ?? { body: modelResource(api, model) });
-      const problem = checkGenerateContentRequest(body, api);
+      const problem = checkGenerateContentRequest(body, api) ?? outputBoundProblem(body);
       if (problem !== undefined) {
         refused.push({ request, message: problem });
         return send(res, { status: 400, body: { error: { code: 400, message: problem, status: 'INVALID_ARGUMENT' } } });
