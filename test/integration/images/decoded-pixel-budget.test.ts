@@ -1,6 +1,7 @@
 // R39 with R38: the decoded frame is image data the request holds. Its memory (width x height x
-// channels x bytes per sample, read from the header) is reserved on the byte budget before
-// libvips decodes, and released when the normalized copy exists. Decided before decoding: a
+// channels x bytes per sample, read from the header; for a progressive JPEG its DCT coefficients
+// too) is reserved on the byte budget before libvips decodes, and released when the normalized
+// copy exists. Decided before decoding: a
 // frame that with its original is larger than the whole budget could never fit and is 422
 // remote_evidence_image_rejected (reason `frame_too_large`, R23 oversize); one that would fit an
 // empty budget but not the budget as it is now is 503 remote_evidence_image_unavailable (`budget`).
@@ -47,6 +48,34 @@ describe('decoded pixels on the image byte budget (R38, R39)', function () {
       expect(budget.peak - bytes.length).to.be.at.most((frame * 4) / 3);
       expect(budget.used, 'after decoding: the original only, the frame given back').to.equal(bytes.length);
       expect(normalized.sizeBytes).to.be.greaterThan(0);
+      lease.releaseAll();
+    });
+  }
+
+  /** A progressive JPEG as a web page's encoder writes one. */
+  function progressiveJpeg(width: number, height: number, chromaSubsampling: '4:2:0' | '4:4:4'): Promise<Buffer> {
+    return sharp({ create: { width, height, channels: 3, background: { r: 90, g: 140, b: 60 } } })
+      .jpeg({ quality: 90, progressive: true, chromaSubsampling })
+      .toBuffer();
+  }
+
+  const progressive: [string, number, number, '4:2:0' | '4:4:4', number][] = [
+    // 1.5 samples a pixel (Cb and Cr at a quarter each), 2 bytes a coefficient; 1024 x 640 is whole 16-pixel blocks.
+    ['4:2:0', 1024, 640, '4:2:0', 1024 * 640 * 1.5 * 2],
+    // 3 samples a pixel; 1001 x 601 is held in whole blocks: 1008 x 608.
+    ['4:4:4, in whole blocks', 1001, 601, '4:4:4', 1008 * 608 * 3 * 2],
+  ];
+  for (const [title, width, height, chroma, coefficients] of progressive) {
+    it(`a progressive JPEG (${title}): its DCT coefficients are reserved with the frame, and both released after`, async () => {
+      const bytes = await progressiveJpeg(width, height, chroma);
+      const header = await sharp(bytes).metadata();
+      expect([header.isProgressive, header.chromaSubsampling], 'made as meant').to.deep.equal([true, chroma]);
+      const budget = new WatchedBudget(64 * 1024 * 1024);
+      const lease = new BudgetLease(budget);
+      expect(lease.tryReserve(bytes.length)).to.equal(true);
+      await normalizer.normalize(bytes, 'image/jpeg', undefined, undefined, lease);
+      expect(budget.peak - bytes.length).to.equal(width * height * 3 + coefficients);
+      expect(budget.used).to.equal(bytes.length);
       lease.releaseAll();
     });
   }
