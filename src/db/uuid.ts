@@ -5,3 +5,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
+
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A UUID as PostgreSQL writes one (lower case). An id the API handed out names its row only in
+ * this form: PostgreSQL's comparison ignores case, so another spelling would find the row too.
+ */
+export function isCanonicalUuid(value: string): boolean {
+  return CANONICAL_UUID.test(value);
+}

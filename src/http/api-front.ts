@@ -29,6 +29,21 @@ interface ApiResponse {
   headers?: Record<string, string>;
 }
 
+/**
+ * openapi-backend decodes each path parameter with decodeURIComponent, which throws on a
+ * malformed escape (`%E0%A4%A`, a lone `%`). Such a path is read literally (every `%` escaped),
+ * so its parameter is a text that names nothing: the contract's 404, never a 500.
+ */
+function literalIfMalformed(path: string): string {
+  if (!path.includes('%')) return path;
+  try {
+    decodeURIComponent(path);
+    return path;
+  } catch {
+    return path.replaceAll('%', '%25');
+  }
+}
+
 export interface OperationInput {
   principal: Principal;
   /** The request body, validated against the contract's schema; undefined for a read. */
@@ -97,7 +112,7 @@ export async function createApiFront(options: ApiFrontOptions): Promise<ApiFront
   /** The request as openapi-backend reads it. The API reads no query parameters; the key in particular is never read from it (R5). */
   const contractRequest = (ctx: KoaCtx, intake: Intake): OpenApiRequest => ({
     method: ctx.method,
-    path: ctx.path,
+    path: literalIfMalformed(ctx.path),
     // R11: the header's schema holds for the key after trimming, so the trimmed key is what Ajv
     // sees; validated raw, a valid key padded with a no-break space would fail its maxLength.
     headers: { ...(ctx.req.headers as OpenApiRequest['headers']), ...(intake.idempotencyKey === undefined ? {} : { 'idempotency-key': intake.idempotencyKey }) },

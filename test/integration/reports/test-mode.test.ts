@@ -47,6 +47,8 @@ describe('test mode (R53) and GET /v1/evidence/reports/{id} (R54)', () => {
     send(service.url, 'POST', '/v1/evidence/reports', { body, headers: { 'x-api-key': key, ...headers } });
   const usage = (key: string) => send<{ usage: { used: number; limit: number }[] }>(service.url, 'GET', '/v1/usage/current', { headers: { 'x-api-key': key } });
   const read = (key: string, id: string) => send(service.url, 'GET', `/v1/evidence/reports/${encodeURIComponent(id)}`, { headers: { 'x-api-key': key } });
+  /** The path segment sent as it is, malformed escapes included. */
+  const readRaw = (key: string, segment: string) => send(service.url, 'GET', `/v1/evidence/reports/${segment}`, { headers: { 'x-api-key': key } });
 
   async function keys(input: Parameters<typeof createCustomerFixture>[0] = {}): Promise<Keys> {
     const live = await createCustomerFixture(input);
@@ -192,15 +194,22 @@ describe('test mode (R53) and GET /v1/evidence/reports/{id} (R54)', () => {
       expect((await usage(live)).body.usage[0]).to.include({ used: 1 });
     });
 
-    it('an unknown id, another customer\'s, the other mode\'s and a malformed one get the same 404 evidence_report_not_found', async () => {
+    it('an unknown id, another customer\'s, the other mode\'s, another spelling and a malformed one get the same 404 evidence_report_not_found', async () => {
       const owner = await keys();
       const stranger = await keys();
       const id = ((await post(owner.live, BODY)).body as { id: string }).id;
+      expect(id, 'the 201 writes the id in lower case').to.match(/^[0-9a-f-]{36}$/);
       const answers = [
         await read(owner.live, '6f1c1f3e-1b5a-4a4e-9d55-3f6a0a1b2c3d'),
         await read(stranger.live, id),
         await read(owner.test, id),
         await read(owner.live, 'not-a-report-id'),
+        // The contract: the id "as the 201 returned it"; any other value, whatever its form, is 404.
+        await read(owner.live, id.toUpperCase()),
+        // Escapes that do not decode are read literally: a text that names nothing, not a 500.
+        await readRaw(owner.live, '%E0%A4%A'),
+        await readRaw(owner.live, '%ZZ'),
+        await readRaw(owner.live, `${id}%`),
       ];
       for (const res of answers) expectApiError(res, 'evidence_report_not_found', null);
       const withoutRequestId = (res: TestResponse) => ({ ...(res.body as { error: object }).error, requestId: undefined });
