@@ -5,6 +5,7 @@ import { ApiError, isApiError } from '../errors/catalogue.ts';
 import type { AppState } from './app-state.ts';
 import { describeCause } from '../shared/describe-cause.ts';
 import { dependencyFailure } from '../observability/dependency-failure.ts';
+import { isTestTrigger } from '../reports/test-mode/step-faults.ts';
 
 function errorBody(error: ApiError, requestId: string): { error: Record<string, unknown> } {
   return {
@@ -37,7 +38,10 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
         return;
       }
       if (isApiError(caught)) {
-        if (caught.status >= 500) {
+        if (caught.status >= 500 && isTestTrigger(caught)) {
+          // R53: asked for by a test key's evidence text; nothing failed.
+          ctx.state.log.info({ code: caught.code, mode: 'test' }, 'test-mode trigger');
+        } else if (caught.status >= 500) {
           // Once per failed request, with the dependency and a reason from closed lists.
           ctx.state.log.warn({ code: caught.code, ...dependencyFailure(caught), cause: describeCause(caught.cause) }, 'dependency failure');
         }

@@ -77,9 +77,12 @@ function storeReason(error: Error): string | undefined {
 
 /** The dependency behind an answer of the catalogue, and why it failed; `unexpected` when unknown. */
 export function dependencyFailure(error: ApiError): { dependency: Dependency; reason: string } {
-  const dependency = DEPENDENCY_OF[error.code] ?? 'none';
+  let dependency = DEPENDENCY_OF[error.code] ?? 'none';
   let current: unknown = error.cause;
   for (let depth = 0; current instanceof Error && depth < 6; depth++, current = current.cause) {
+    // A report read that the database could not make answers report_generation_unavailable
+    // (R54's 503), but the dependency that failed is the database.
+    if (current instanceof PersistenceFailure && dependency === 'generator') dependency = 'database';
     if (current instanceof ImageFetchError) return { dependency, reason: current.reason };
     if (current instanceof GenerationError) return { dependency, reason: generatorReason(current) };
     // The idempotency claim was taken over after its lease ran out (R14): not a database fault.

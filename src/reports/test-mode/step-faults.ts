@@ -39,9 +39,23 @@ export function stepFaults(context: FaultContext): StepFaults {
   const step = ERROR_TRIGGERS.get(code);
   return {
     before(current) {
-      if (current === step) throw triggeredError(code, context);
+      if (current === step) {
+        const error = triggeredError(code, context);
+        triggered.add(error);
+        throw error;
+      }
     },
   };
+}
+
+const triggered = new WeakSet<ApiError>();
+
+/**
+ * Whether an error was raised by a test-mode trigger, not by a dependency: its answer is the
+ * real one, but the log must not report an outage that an integrator's CI asked for.
+ */
+export function isTestTrigger(error: ApiError): boolean {
+  return triggered.has(error);
 }
 
 /** Where the triggered error points in the request: the evidence text that carries the trigger. */

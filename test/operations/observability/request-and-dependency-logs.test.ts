@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { DEPENDENCIES, GENERATOR_REASONS, STORE_REASONS } from '../../../src/observability/dependency-failure.ts';
 import { REJECTED_REASONS, UNAVAILABLE_REASONS } from '../../../src/images/image-fetch-error.ts';
-import { createCustomerFixture, proxyToTestDatabase, testDatabaseUrl } from '../../support/database.ts';
+import { createKey } from '../../../src/admin/keys.ts';
+import { createCustomerFixture, proxyToTestDatabase, testDatabaseUrl, testEm } from '../../support/database.ts';
 import { client, type TestResponse } from '../../support/http-client.ts';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import type { TestService } from '../../support/service.ts';
@@ -111,6 +112,22 @@ describe('request and dependency-failure log lines (R26, R40, R41)', function ()
     expect(failureOf(redisLog, store, 'rate_limit_unavailable')).to.include({ dependency: 'rate_limit_store', reason: 'connection' });
     const access = ofRequest(redisLog, store).find((l) => l.msg === 'request');
     expect(access).to.include({ operation: 'createEvidenceReport', status: 503, code: 'rate_limit_unavailable' });
+  });
+
+  it('a test key\'s triggered 503 is no outage: no dependency-failure line, one test-mode trigger line, and its access line says mode test (R53)', async () => {
+    const customer = await createCustomerFixture();
+    const { apiKey } = await createKey(await testEm(), { customerId: customer.customerId, mode: 'test' });
+    const res = await client(service.url, apiKey).createReport({ context: 'damage_report', evidence: { text: 'CI ers_test_trigger:evidence_report_write_failed' } });
+    expect(res.status).to.equal(503);
+    const lines = ofRequest(log, res);
+    expect(lines.filter((l) => l.msg === 'dependency failure')).to.have.length(0);
+    const triggers = lines.filter((l) => l.msg === 'test-mode trigger');
+    expect(triggers).to.have.length(1);
+    expect(triggers[0]).to.include({ level: 30, code: 'evidence_report_write_failed', mode: 'test' });
+    expect(lines.find((l) => l.msg === 'request')).to.include({ status: 503, code: 'evidence_report_write_failed', mode: 'test' });
+    // A live key's request carries no mode field.
+    const live = await client(service.url, customer.apiKey).createReport({ context: 'damage_report', evidence: { text: EVIDENCE } });
+    expect(ofRequest(log, live).find((l) => l.msg === 'request')).not.to.have.property('mode');
   });
 
   it('at trace level no line carries a key, a URL, a connection string or the evidence', async () => {
