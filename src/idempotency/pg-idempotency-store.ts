@@ -85,7 +85,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
     const lease = new Date(now.getTime() + this.#options.leaseMs).toISOString();
     const claimed: ClaimOutcome = { kind: 'claimed', claim: { customerId, mode, key, leaseExpiresAt: lease } };
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const inserted = await sql.rows(INSERT, [...scope, fingerprint, lease, nowIso]);
+      const inserted = await this.#orReleaseLater(claimed.claim, () => sql.rows(INSERT, [...scope, fingerprint, lease, nowIso]));
       if (inserted.length === 1) return claimed;
       const row = (await sql.rows<RecordRow>(SELECT, scope))[0];
       if (!row) continue; // released between our insert and read: try the insert again
@@ -99,7 +99,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
         if (row.status === 'in_progress') return { kind: 'in_progress' };
         return { kind: 'replay', reportId: row.report_id, result: row.result ?? undefined };
       }
-      if ((await sql.count(TAKE_OVER, [...scope, fingerprint, lease, nowIso])) === 1) return claimed;
+      if ((await this.#orReleaseLater(claimed.claim, () => sql.count(TAKE_OVER, [...scope, fingerprint, lease, nowIso]))) === 1) return claimed;
     }
     throw new PersistenceFailure('unavailable', { cause: new Error('idempotency claim contended') });
   }
@@ -109,7 +109,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
     if (Date.parse(claim.leaseExpiresAt) - now.getTime() >= renewBelowMs) return claim;
     const renewed = { ...claim, leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString() };
     // A failed statement throws PersistenceFailure('unavailable') from sql itself.
-    if ((await sql.count(RENEW, [...this.#scope(claim), claim.leaseExpiresAt, renewed.leaseExpiresAt])) !== 1) {
+    if ((await this.#orReleaseLater(renewed, () => sql.count(RENEW, [...this.#scope(claim), claim.leaseExpiresAt, renewed.leaseExpiresAt]))) !== 1) {
       throw new PersistenceFailure('claim_lost');
     }
     return renewed;
@@ -141,6 +141,21 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   async #releaseOnce(claim: IdempotencyClaim): Promise<void> {
     await this.#options.sql.count(RELEASE, [...this.#scope(claim), claim.leaseExpiresAt]);
+  }
+
+  /**
+   * A write of a claim whose answer was lost may still have committed: the key would then stay in
+   * progress for a whole lease with no request left to release it, and the client's retry would
+   * be 409 for a minute (R14, R33). So a failed write schedules the release of the claim it may
+   * have made; fenced by that claim's token, the release deletes nothing else.
+   */
+  async #orReleaseLater<T>(claim: IdempotencyClaim, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      this.#retry.add(claim);
+      throw error;
+    }
   }
 
   #scope(claim: IdempotencyClaim): unknown[] {

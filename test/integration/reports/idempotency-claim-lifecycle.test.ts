@@ -8,7 +8,7 @@ import { CREATE_REPORT_METHOD, CREATE_REPORT_PATH } from '../../../src/reports/s
 import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
 import { FakeImageFetcher } from '../../../src/images/fake-image-fetcher.ts';
 import type { ImageFetcher } from '../../../src/images/image-fetcher.ts';
-import { createSql } from '../../../src/db/sql.ts';
+import { createSql, type Sql } from '../../../src/db/sql.ts';
 import { PgIdempotencyStore } from '../../../src/idempotency/pg-idempotency-store.ts';
 import { PersistenceFailure } from '../../../src/db/persistence-failure.ts';
 import { rejectionOf } from '../../support/rejection.ts';
@@ -189,4 +189,50 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
       store.close();
     }
   });
+
+  /** The real statements, but the answer of the named ones is lost after they ran: committed, and the caller told it failed. */
+  function losingAnswersOf(real: Sql, lost: Set<string>): Sql {
+    const lose = <T>(name: string, result: T): T => {
+      if (lost.delete(name)) throw new PersistenceFailure('unavailable', { cause: new Error('Connection terminated unexpectedly') });
+      return result;
+    };
+    return {
+      rows: async (st, params) => lose(st.name, await real.rows(st, params)),
+      count: async (st, params) => lose(st.name, await real.count(st, params)),
+      query: (config) => real.query(config),
+      pool: real.pool,
+    };
+  }
+
+  for (const [what, lostStatement] of [
+    ['a claim', 'idempotency_claim'],
+    ['a renewal', 'idempotency_renew'],
+  ] as const) {
+    it(`${what} that committed but whose answer was lost is released in the background: the client's retry is not 409 for a whole lease (R14, R33)`, async () => {
+      const client = await app.newCaller();
+      const lost = new Set<string>();
+      const store = new PgIdempotencyStore({ sql: losingAnswersOf(await createSql(await testOrm()), lost), clock, leaseMs: 65_000, renewBelowMs: 60_000, retentionMs: 24 * HOUR });
+      try {
+        const owner = { customerId: client.customerId, mode: 'live' as const };
+        const fingerprint = 'd'.repeat(64);
+        if (lostStatement === 'idempotency_claim') {
+          lost.add(lostStatement);
+          await rejectionOf(store.claim(owner, 'lost-answer', fingerprint, new Date(T0)), PersistenceFailure);
+        } else {
+          const outcome = await store.claim(owner, 'lost-answer', fingerprint, new Date(T0));
+          if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
+          lost.add(lostStatement);
+          await rejectionOf(store.keep(outcome.claim, new Date(Date.parse(T0) + 40_000)), PersistenceFailure);
+          await store.release(outcome.claim); // what the request does after the failure: its old token matches nothing now
+        }
+        expect(lost.size, 'the statement ran').to.equal(0);
+        await waitFor(async () => (await customerTotals(client.customerId)).claims === 0, 5_000);
+        const retry = await store.claim(owner, 'lost-answer', fingerprint, new Date(Date.parse(T0) + 41_000));
+        expect(retry.kind).to.equal('claimed');
+        if (retry.kind === 'claimed') await store.release(retry.claim);
+      } finally {
+        store.close();
+      }
+    });
+  }
 });
