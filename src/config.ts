@@ -288,6 +288,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     failOn(VARIABLES.geminiApiKey, 'a Gemini API key when REPORT_GENERATOR=gemini (or GOOGLE_GENAI_USE_VERTEXAI=true)');
   }
   if (values.rateLimitStore === 'redis' && !values.redisUrl) failOn(VARIABLES.redisUrl, 'a redis:// URL when RATE_LIMIT_STORE=redis');
+  // R48: a private CA for Redis means TLS was meant; with redis:// the password and the commands
+  // would go in plain text, the CA ignored.
+  if (values.redisTlsCa !== undefined && values.redisUrl?.startsWith('redis:')) failOn(VARIABLES.redisTlsCa, 'REDIS_URL to be rediss:// (TLS) when a CA is named');
   // R51: Node refuses a header bound longer than the whole-request bound.
   if (values.headersTimeoutMs > values.requestTimeoutMs) failOn(VARIABLES.headersTimeoutMs, 'at most REQUEST_TIMEOUT_MS');
   // R47, R48: the TLS parameters of both PostgreSQL URLs are checked here, so a bad sslmode

@@ -10,14 +10,17 @@
 // | sslmode            | encrypted | chain checked against the CA | host name checked |
 // |--------------------|-----------|------------------------------|-------------------|
 // | disable (or unset) | no        | -                            | -                 |
+// | unset, sslrootcert=system | as verify-full (libpq 16)                                   |
 // | require            | yes       | only when sslrootcert is set (libpq: a root certificate turns require into verify-ca) | no |
 // | verify-ca          | yes       | yes                          | no                |
 // | verify-full        | yes       | yes                          | yes               |
 //
 // `sslrootcert=system` (libpq 16) means the system's trusted CAs, which is also what an unset
 // sslrootcert means here for verify-ca and verify-full (libpq would look for
-// ~/.postgresql/root.crt, which a container rarely has). `allow` and `prefer` fall back to plain
-// text when TLS fails, a silent downgrade R48 rules out: they are refused at start.
+// ~/.postgresql/root.crt, which a container rarely has); as in libpq, it makes verify-full the
+// default and refuses a weaker mode. `allow` and `prefer` fall back to plain text when TLS fails,
+// a silent downgrade R48 rules out: they are refused at start, and so is a CA or a client
+// certificate named without sslmode (libpq's default there is prefer).
 //
 // A server that refuses TLS, or a certificate that fails verification, is never retried
 // without TLS or with less checking.
@@ -44,6 +47,14 @@ export function postgresTlsProblem(url: string | undefined): string | undefined 
     return `sslmode to be one of ${SSL_MODES.join(', ')} (allow and prefer may fall back to plain text)`;
   }
   if ((params.get('sslcert') === null) !== (params.get('sslkey') === null)) return 'sslcert and sslkey together';
+  const root = params.get('sslrootcert');
+  // libpq 16: sslrootcert=system makes verify-full the default and refuses any weaker mode.
+  if (root === 'system' && mode !== null && mode !== 'verify-full') return 'sslmode=verify-full with sslrootcert=system (libpq refuses a weaker mode)';
+  // Without sslmode libpq would prefer TLS and fall back to plain text; read as disable here, the
+  // certificates the URL names would be ignored without a word.
+  if (mode === null && root !== 'system' && (root !== null || params.get('sslcert') !== null)) {
+    return 'sslmode with sslrootcert, sslcert or sslkey (verify-full to check the server against the CA)';
+  }
   return undefined;
 }
 
@@ -77,7 +88,7 @@ export function postgresTls(url: string, variable: string): PostgresTls {
       throw new PostgresTlsError(`Invalid ${variable}: ${parameter} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
     }
   };
-  const mode = (params.get('sslmode') ?? 'disable') as SslMode;
+  const mode = (params.get('sslmode') ?? (params.get('sslrootcert') === 'system' ? 'verify-full' : 'disable')) as SslMode;
   if (mode === 'disable') return { mode, ssl: false };
   const ca = read('sslrootcert');
   const cert = read('sslcert');

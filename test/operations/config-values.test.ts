@@ -20,6 +20,8 @@ const BAD: [variable: string, env: Record<string, string>][] = [
   ['RATE_LIMIT_WINDOW_SECONDS', { RATE_LIMIT_WINDOW_SECONDS: 'soon' }],
   ['REDIS_URL', { RATE_LIMIT_STORE: 'redis' }],
   ['REDIS_URL', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'http://127.0.0.1:6379' }],
+  // R48: a CA names TLS; with redis:// the password would go in plain text.
+  ['REDIS_TLS_CA', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'redis://:secret@127.0.0.1:6379', REDIS_TLS_CA: '/etc/ers/redis-ca.pem' }],
   ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'ftp://gateway.example' }],
   ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '0' }],
   ['SHUTDOWN_DRAIN_MS', { SHUTDOWN_DRAIN_MS: '-1' }],

@@ -26,6 +26,13 @@ describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
     expect(postgresTls(url('sslmode=disable'), 'DATABASE_URL').ssl).to.equal(false);
   });
 
+  it('sslrootcert=system without sslmode is verify-full against the system CAs, as in libpq 16', () => {
+    const tls = postgresTls(url('sslrootcert=system'), 'DATABASE_URL');
+    expect(tls.mode).to.equal('verify-full');
+    expect(tls.ssl).to.include({ rejectUnauthorized: true, servername: 'db.example.com' });
+    expect(tls.ssl).not.to.have.property('ca');
+  });
+
   it('require: encrypted, nothing verified; with sslrootcert the chain is verified (libpq: verify-ca), never the name', () => {
     const plain = postgresTls(url('sslmode=require'), 'DATABASE_URL').ssl;
     expect(plain).to.include({ rejectUnauthorized: false });
@@ -49,8 +56,20 @@ describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
       .to.throw(PostgresTlsError, /^Invalid DATABASE_DIRECT_URL: sslrootcert \/nonexistent\/ca.pem cannot be read \(ENOENT\)\.$/);
   });
 
-  it('loadConfig refuses prefer, allow, unknown modes and sslcert without sslkey, naming the variable', () => {
-    for (const query of ['sslmode=prefer', 'sslmode=allow', 'sslmode=verify', 'sslmode=require&sslcert=/c.pem']) {
+  it('loadConfig refuses prefer, allow, unknown modes, sslcert without sslkey, certificates without sslmode and a weak mode with sslrootcert=system, naming the variable', () => {
+    for (const query of [
+      'sslmode=prefer',
+      'sslmode=allow',
+      'sslmode=verify',
+      'sslmode=require&sslcert=/c.pem',
+      // A CA or a client certificate without sslmode: libpq would prefer TLS and fall back to plain text.
+      `sslrootcert=${ca}`,
+      'sslcert=/c.pem&sslkey=/k.pem',
+      // libpq refuses a mode weaker than verify-full with the system's CAs.
+      'sslmode=require&sslrootcert=system',
+      'sslmode=verify-ca&sslrootcert=system',
+      'sslmode=disable&sslrootcert=system',
+    ]) {
       expect(() => loadConfig({ DATABASE_URL: url(query) }), query).to.throw(ConfigError, /^Invalid DATABASE_URL: /);
       expect(() => loadConfig({ DATABASE_URL: url(''), DATABASE_DIRECT_URL: url(query) }), query).to.throw(ConfigError, /^Invalid DATABASE_DIRECT_URL: /);
     }
