@@ -56,10 +56,23 @@ export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
 // OUTSIDE any transaction. Inside our transaction that query would wait for the
 // transaction's own connection, a deadlock on PGlite (one session), so it runs first.
 async function prepareMigrator(orm: MikroORM): Promise<void> {
+  keepToTheGivenDatabase(orm);
   try {
     await orm.migrator.getExecuted();
   } catch {
     // Another process created the bookkeeping table at the same moment; it exists now.
     await orm.migrator.getExecuted();
   }
+}
+
+/**
+ * MikroORM's migrator asks pg_database whether a database of the URL's name exists, whatever
+ * `ensureDatabase: false` says, and when none does it reconnects to `postgres` and creates one.
+ * Behind a pooler the URL's name is often the pool's alias for the real database (R47): the start
+ * then failed, or, with a pooler that passes any name on, created an empty database of that name
+ * and migrated nothing that the service reads. The service is connected to its database already
+ * (the connection would have failed otherwise) and never creates one: the check is switched off.
+ */
+function keepToTheGivenDatabase(orm: MikroORM): void {
+  orm.schema.ensureDatabase = () => Promise.resolve(false);
 }

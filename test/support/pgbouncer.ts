@@ -30,8 +30,12 @@ export function findPgbouncer(): string {
   return found;
 }
 
-/** Starts PgBouncer in front of the server of `serverUrl` (any database on it: `* = host=... port=...`). */
-export async function startPgbouncer(serverUrl: string, settings: Record<string, string> = {}): Promise<PgBouncer> {
+/**
+ * Starts PgBouncer in front of the server of `serverUrl`: any database on it (`* = host=... port=...`),
+ * or, with `aliases`, only those names, each for the server's database it names (as managed
+ * poolers name their pools).
+ */
+export async function startPgbouncer(serverUrl: string, settings: Record<string, string> = {}, aliases?: Record<string, string>): Promise<PgBouncer> {
   const binary = findPgbouncer();
   const target = new URL(serverUrl);
   const user = decodeURIComponent(target.username || 'postgres');
@@ -54,7 +58,9 @@ export async function startPgbouncer(serverUrl: string, settings: Record<string,
     ...(asRoot ? { user: 'postgres' } : {}),
     ...settings,
   };
-  const ini = `[databases]\n* = host=${target.hostname} port=${target.port || 5432}\n\n[pgbouncer]\n${Object.entries(config)
+  const server = `host=${target.hostname} port=${target.port || 5432}`;
+  const databases = aliases === undefined ? `* = ${server}` : Object.entries(aliases).map(([alias, dbname]) => `${alias} = ${server} dbname=${dbname}`).join('\n');
+  const ini = `[databases]\n${databases}\n\n[pgbouncer]\n${Object.entries(config)
     .map(([key, value]) => `${key} = ${value}`)
     .join('\n')}\n`;
   await writeFile(join(dir, 'pgbouncer.ini'), ini);
