@@ -78,6 +78,12 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
         connectTimeout: connectTimeoutMs,
         keepAlive: 10_000,
         lazyConnect: false,
+        // A failover that moves the endpoint to the new primary can leave this connection open to
+        // the old one, now a replica: every write would be READONLY until a restart. Such an
+        // answer (or one of a node still loading or without its primary) reconnects, so the
+        // endpoint is resolved again (R33: recover without a restart). The failed command is not
+        // sent again: its request has its 503 already.
+        reconnectOnError: (error) => /^(READONLY|LOADING|MASTERDOWN)\b/.test(error.message),
       });
       client.on('error', () => {});
       // A command that timed out leaves the connection waiting for an answer that may never come

@@ -23,6 +23,8 @@ export interface TcpProxy {
   /** Arms a partition that starts when a client sends any of `markers`; resolves when it has started. */
   blackholeWhen(...markers: string[]): Promise<void>;
   restore(): void;
+  /** New connections go to this server from now on; open ones stay where they are (a failover behind one endpoint). */
+  retarget(host: string, port: number): void;
   close(): Promise<void>;
 }
 
@@ -32,7 +34,8 @@ interface Link {
   dead: boolean;
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+export async function startTcpProxy(initialHost: string, initialPort: number): Promise<TcpProxy> {
+  let [targetHost, targetPort] = [initialHost, initialPort];
   const links = new Set<Link>();
   let mode: 'pass' | 'refuse' | 'blackhole' = 'pass';
   let trigger: { markers: Buffer[]; started: () => void } | undefined;
@@ -99,6 +102,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     restore() {
       mode = 'pass';
       trigger = undefined;
+    },
+    retarget(host: string, port: number) {
+      [targetHost, targetPort] = [host, port];
     },
     close() {
       cut();
