@@ -6,6 +6,9 @@
 -- that step alone fails closed with its own 503 (entitlement_check_unavailable,
 -- quota_check_unavailable, current_usage_unavailable). A key that is not active, or whose
 -- customer is not, gets no further reads. Nothing is cached between requests (R21).
+-- key_hash is char(64): compared with the text parameter as it is, PostgreSQL would cast the
+-- column to text and scan the whole table for every key (junk keys of the right shape included,
+-- R51); cast to the column's type, the lookup is one probe of its unique index.
 create or replace function caller_facts(p_key_hash text, p_product text, p_operation text, p_period_start timestamptz)
 returns table (api_key_id uuid, customer_id uuid, key_status text, customer_status text, mode text,
   entitlement_readable boolean, entitled boolean,
@@ -13,7 +16,7 @@ returns table (api_key_id uuid, customer_id uuid, key_status text, customer_stat
 language plpgsql stable as $$
 begin
   select k.id, k.customer_id, k.status, c.status, k.mode into api_key_id, customer_id, key_status, customer_status, mode
-    from api_key k join customer c on c.id = k.customer_id where k.key_hash = p_key_hash;
+    from api_key k join customer c on c.id = k.customer_id where k.key_hash = p_key_hash::bpchar;
   if not found then
     return;
   end if;
