@@ -5,7 +5,7 @@
 //
 // Methods add to the unit of work of the EntityManager they were given; the caller owns the
 // transaction and flushes (so bootstrap can create a customer, its plan and its key at once).
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { isUuid } from '../db/uuid.ts';
 import { ApiKey, type ApiKeyStatus } from './api-key.entity.ts';
 import { generateApiKeySecret } from './api-key-secret.ts';
@@ -30,8 +30,14 @@ export class AccountRepository {
     return isUuid(customerId) ? this.#em.findOne(Customer, customerId) : null;
   }
 
-  async apiKey(apiKeyId: string): Promise<ApiKey | null> {
-    return isUuid(apiKeyId) ? this.#em.findOne(ApiKey, apiKeyId) : null;
+  /**
+   * `forUpdate` locks the key's row until the caller's transaction ends: a status change decided
+   * on what it read cannot then be overtaken by another one (an activation that read "inactive"
+   * must not undo a revocation committed meanwhile).
+   */
+  async apiKey(apiKeyId: string, options: { forUpdate?: boolean } = {}): Promise<ApiKey | null> {
+    if (!isUuid(apiKeyId)) return null;
+    return this.#em.findOne(ApiKey, apiKeyId, options.forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** Whether the database holds any customer (the demo customer goes only into an empty one). */

@@ -40,7 +40,8 @@ export async function setKeyStatus(
   input: { apiKeyId: string; status: ApiKeyStatus },
 ): Promise<{ apiKeyId: string; status: ApiKeyStatus }> {
   return em.transactional(async (tx) => {
-    const key = await requireApiKey(tx, input.apiKeyId);
+    // Locked until the change commits: revocation stays final against a concurrent activation.
+    const key = await requireApiKey(tx, input.apiKeyId, { forUpdate: true });
     if (!AccountRepository.canChangeStatus(key.status, input.status)) {
       throw new AdminInputError(`Key ${key.id} is revoked; revocation is final, create a new key`);
     }

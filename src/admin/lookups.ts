@@ -13,8 +13,8 @@ export async function requireCustomer(em: EntityManager, customerId: string): Pr
   return customer;
 }
 
-export async function requireApiKey(em: EntityManager, apiKeyId: string): Promise<ApiKey> {
-  const key = await new AccountRepository(em).apiKey(apiKeyId);
+export async function requireApiKey(em: EntityManager, apiKeyId: string, options: { forUpdate?: boolean } = {}): Promise<ApiKey> {
+  const key = await new AccountRepository(em).apiKey(apiKeyId, options);
   if (!key) throw new AdminInputError(`Unknown key: ${apiKeyId}`);
   return key;
 }

@@ -3,7 +3,10 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { ApiKey } from '../../../src/accounts/api-key.entity.ts';
-import { createCustomerFixture, testEm } from '../../support/database.ts';
+import pg from 'pg';
+import { setKeyStatus } from '../../../src/admin/keys.ts';
+import { applyMigrations } from '../../../src/db/migrator.ts';
+import { createCustomerFixture, openOrm, testEm, withServerDatabase } from '../../support/database.ts';
 import { admin, adminJson, keysOf } from '../../support/run-admin.ts';
 
 interface KeyList {
@@ -70,5 +73,44 @@ describe('admin key (R26, R27)', () => {
     expect(result.code).to.equal(1);
     expect(result.stderr.trimEnd().split('\n')).to.have.length(1);
     expect((await (await testEm()).findOneOrFail(ApiKey, apiKeyId)).status).to.equal('revoked');
+  });
+
+  it('revocation stays final against an activation running at the same moment: the activation waits for the row, then refuses (R26)', async () => {
+    // Two sessions at once: on a server database of its own (the embedded one has one session).
+    await withServerDatabase(async (url) => {
+      const orm = await openOrm(url);
+      const other = new pg.Client({ connectionString: url });
+      try {
+        await applyMigrations(orm);
+        const { apiKeyId } = await createCustomerFixture({}, orm.em.fork());
+        await setKeyStatus(orm.em.fork(), { apiKeyId, status: 'inactive' });
+        await other.connect();
+        // Another session holds the key's row: the revocation about to be committed.
+        await other.query('begin');
+        await other.query("update api_key set status = 'revoked', revoked_at = now() where id = $1", [apiKeyId]);
+        const activation = setKeyStatus(orm.em.fork(), { apiKeyId, status: 'active' }).then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        );
+        // Commit the revocation once the activation waits for the row.
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const { rows } = await other.query<{ n: string }>(
+            "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
+          );
+          if (Number(rows[0]?.n) > 0) break;
+          if (Date.now() > deadline) throw new Error('the activation never waited for the row');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await other.query('commit');
+        const outcome = await activation;
+        expect(outcome).to.have.property('error').that.is.instanceOf(Error).with.property('message').that.matches(/revoked/);
+        const { rows } = await other.query<{ status: string }>('select status from api_key where id = $1', [apiKeyId]);
+        expect(rows[0]?.status).to.equal('revoked');
+      } finally {
+        await other.end().catch(() => undefined);
+        await orm.close(true);
+      }
+    });
   });
 });
