@@ -61,7 +61,7 @@ export async function createReportGenerator(
         ? {
             project: config.googleCloudProject,
             location: config.googleCloudLocation,
-            credentials: new (await import('./vertex-credentials.ts')).VertexCredentials(),
+            credentials: new (await import('./vertex-credentials.ts')).VertexCredentials({ timeoutMs: config.generatorTimeoutMs }),
           }
         : undefined;
       const generator = new GeminiReportGenerator({

@@ -28,6 +28,7 @@ import { SYSTEM_INSTRUCTION, buildUserParts } from './gemini-prompt.ts';
 import type { GeminiSchema } from './gemini-schema.ts';
 import { GenerationError, NO_OBSERVER } from './report-generator.ts';
 import type { GenerationInput, GenerationObserver, GenerationOutput, ReportGenerator } from './report-generator.ts';
+import type { AuthClient } from 'google-auth-library';
 import type { VertexCredentials } from './vertex-credentials.ts';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -97,6 +98,8 @@ export class GeminiReportGenerator implements ReportGenerator {
   readonly #retryDelayMs: number;
   readonly #minRetryWindowMs: number;
   #client: GoogleGenAI | undefined;
+  /** On Vertex AI: the credentials' client that #client sends its requests with. */
+  #authClient: AuthClient | undefined;
   /** Models that answered 404 since the start (warned about once each). */
   readonly #notFound = new Set<string>();
 
@@ -140,16 +143,43 @@ export class GeminiReportGenerator implements ReportGenerator {
     if (this.#client !== undefined) return this.#client;
     const vertex = this.#options.vertex;
     if (vertex === undefined) throw new Error('unreachable: Developer API client is made in the constructor');
-    const { authClient, project } = await untilAborted(vertex.credentials.client(vertex.project), signal);
-    this.#client ??= new GoogleGenAI({
-      vertexai: true,
-      project,
-      location: vertex.location,
-      apiVersion: VERTEX_API_VERSION,
-      googleAuthOptions: { authClient },
-      httpOptions: this.#options.baseUrl === undefined ? undefined : { baseUrl: this.#options.baseUrl },
-    });
+    let credentials: Awaited<ReturnType<VertexCredentials['client']>>;
+    try {
+      credentials = await untilAborted(vertex.credentials.client(vertex.project), signal);
+    } catch (error) {
+      // A lookup this request stopped waiting for may never end: the next one starts afresh (R33).
+      if (signal.aborted) vertex.credentials.reset();
+      throw error;
+    }
+    if (this.#client === undefined) {
+      this.#authClient = credentials.authClient;
+      this.#client = new GoogleGenAI({
+        vertexai: true,
+        project: credentials.project,
+        location: vertex.location,
+        apiVersion: VERTEX_API_VERSION,
+        googleAuthOptions: { authClient: credentials.authClient },
+        httpOptions: this.#options.baseUrl === undefined ? undefined : { baseUrl: this.#options.baseUrl },
+      });
+    }
     return this.#client;
+  }
+
+  /**
+   * R44: a valid token on the client the SDK sends with. A token that could not be had, or that
+   * this request stopped waiting for, drops the credentials and the SDK client made with them, so
+   * that the next request asks afresh instead of joining a token request that may never end (R33).
+   */
+  async #vertexToken(vertex: NonNullable<GeminiReportGeneratorOptions['vertex']>, signal: AbortSignal): Promise<void> {
+    const authClient = this.#authClient;
+    if (authClient === undefined) throw new Error('unreachable: the Vertex AI client is made before its token');
+    try {
+      await untilAborted(vertex.credentials.token(authClient), signal);
+    } catch (error) {
+      if (signal.aborted) vertex.credentials.reset();
+      if (this.#authClient === authClient) [this.#client, this.#authClient] = [undefined, undefined];
+      throw error;
+    }
   }
 
   async generate(input: GenerationInput, signal?: AbortSignal): Promise<GenerationOutput> {
@@ -177,7 +207,7 @@ export class GeminiReportGenerator implements ReportGenerator {
         let response: GenerateContentResponse;
         try {
           const client = await this.#sdk(signal);
-          if (this.#options.vertex !== undefined) await untilAborted(this.#options.vertex.credentials.token(), signal);
+          if (this.#options.vertex !== undefined) await this.#vertexToken(this.#options.vertex, signal);
           response = await untilAborted(client.models.generateContent(this.#request(model, parts, signal)), signal);
         } catch (error) {
           // Once the deadline or the caller has aborted, that is the outcome, whatever was thrown.

@@ -9,6 +9,14 @@
 // (with its requestId), with that fixed reason and the error's errno code, never its message: a
 // token request's error carries its request, whose body is a signed assertion, and a key file's
 // parse error may quote the file.
+//
+// Every wait on them is bounded (R33): the token request carries a timeout of its own, and a
+// credential lookup or token request that failed, or that a request stopped waiting for, is
+// forgotten with everything the library remembered of it (reset): the library shares one token
+// request among all callers and keeps a failed project or metadata-server lookup for the life of
+// the process, so without it one hung token request, or a metadata server that was briefly away
+// at the first lookup, would fail every later request until a restart.
+import { resetIsAvailableCache } from 'gcp-metadata';
 import { GoogleAuth } from 'google-auth-library';
 import type { AuthClient } from 'google-auth-library';
 import { GenerationError } from './report-generator.ts';
@@ -39,30 +47,57 @@ function credentialFailureReason(error: unknown): { reason: string; code: string
 }
 
 export class VertexCredentials {
-  readonly #auth = new GoogleAuth({ scopes: [VERTEX_SCOPE] });
+  readonly #timeoutMs: number;
+  #auth: GoogleAuth;
   #client: AuthClient | undefined;
   #project: string | undefined;
 
+  /** `timeoutMs` bounds each token request (the generator's deadline bounds each wait anyway). */
+  constructor(options: { timeoutMs: number }) {
+    this.#timeoutMs = options.timeoutMs;
+    this.#auth = this.#newAuth();
+  }
+
   /** The ADC client and the project (GOOGLE_CLOUD_PROJECT, else the credentials' own project). */
   async client(project: string | undefined): Promise<{ authClient: AuthClient; project: string }> {
+    const auth = this.#auth;
     try {
-      this.#client ??= await this.#auth.getClient();
-      this.#project ??= project ?? (await this.#auth.getProjectId());
-      return { authClient: this.#client, project: this.#project };
+      const client = this.#client ?? (await auth.getClient());
+      const found = this.#project ?? project ?? (await auth.getProjectId());
+      if (auth === this.#auth) [this.#client, this.#project] = [client, found];
+      return { authClient: client, project: found };
     } catch (error) {
+      this.reset(auth);
       throw this.#failed(error);
     }
   }
 
   /** Makes sure a valid access token is cached (fetching one when needed). */
-  async token(): Promise<void> {
-    if (this.#client === undefined) throw new Error('VertexCredentials.token() before client()');
+  async token(authClient: AuthClient): Promise<void> {
     try {
-      const { token } = await this.#client.getAccessToken();
+      const { token } = await authClient.getAccessToken();
       if (typeof token !== 'string' || token === '') throw new Error('no access token');
     } catch (error) {
+      this.reset();
       throw this.#failed(error);
     }
+  }
+
+  /**
+   * Forgets the client and what the library remembered (a shared token request still under way,
+   * a failed project or metadata-server lookup): the next request starts afresh. For a failure,
+   * and for a request that stopped waiting. `from`: only if the credentials are still those.
+   */
+  reset(from?: GoogleAuth): void {
+    if (from !== undefined && from !== this.#auth) return;
+    this.#auth = this.#newAuth();
+    this.#client = undefined;
+    this.#project = undefined;
+    resetIsAvailableCache();
+  }
+
+  #newAuth(): GoogleAuth {
+    return new GoogleAuth({ scopes: [VERTEX_SCOPE], clientOptions: { transporterOptions: { timeout: this.#timeoutMs } } });
   }
 
   #failed(error: unknown): GenerationError {

@@ -4,7 +4,7 @@
 // token, a key file whose token endpoint cannot be reached, and a Vertex AI endpoint at
 // GEMINI_BASE_URL (the strict fake Gemini).
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -130,5 +130,63 @@ describe('Vertex AI with Application Default Credentials, end to end (R44)', fun
     expect(everything).not.to.include(key.privateKeyBody.slice(0, 64));
     expect(everything).not.to.include('BEGIN PRIVATE KEY');
     expect(everything).not.to.include('assertion');
+  });
+
+  /** The reason of the request's one dependency-failure line. */
+  async function failureReason(res: { headers: Record<string, unknown> }, linesBefore: number): Promise<string | undefined> {
+    await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
+    const line = service
+      .server!.stdoutLines.slice(linesBefore)
+      .map((l) => JSON.parse(l) as { msg?: string; reason?: string; requestId?: string })
+      .find((l) => l.msg === 'dependency failure' && l.requestId === res.headers['x-request-id']);
+    return line?.reason;
+  }
+
+  it('a token request that hangs costs the request its deadline, not every later one: the next request asks afresh (R33)', async () => {
+    // The egress proxy in front of the token endpoint (R45) first accepts and never answers, then
+    // refuses: a later request that joined the hung token request would time out as well.
+    const hung = new Set<Socket>();
+    const proxy = createServer((socket) => hung.add(socket));
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const key = serviceAccountKey(PROJECT, `${proxyUrl}/token`);
+      const keyFile = join(service.home, 'service-account-hung.json');
+      await writeFile(keyFile, key.json, { mode: 0o600 });
+      const url = await start({ GOOGLE_APPLICATION_CREDENTIALS: keyFile, GOOGLE_CLOUD_PROJECT: PROJECT, HTTPS_PROXY: proxyUrl, NO_PROXY: '127.0.0.1', GENERATOR_TIMEOUT_MS: '1500' });
+      const api = client(url, (await createCustomerFixture()).apiKey);
+      let before = service.server!.stdoutLines.length;
+      const first = await api.createReport(REPORT);
+      expect(first.status, first.text).to.equal(503);
+      expect(await failureReason(first, before)).to.equal('timeout');
+      expect(hung.size, 'the token request is still held open').to.be.at.least(1);
+      // New connections are refused now; the hung one stays open.
+      proxy.close();
+      before = service.server!.stdoutLines.length;
+      const second = await api.createReport(REPORT);
+      expect(second.status, second.text).to.equal(503);
+      expect(await failureReason(second, before)).to.equal('credentials_token_endpoint_unreachable');
+    } finally {
+      for (const socket of hung) socket.destroy();
+      if (proxy.listening) proxy.close();
+    }
+  });
+
+  it('a metadata server that was away at the first lookup is asked again: once it answers, requests succeed without a restart (R33)', async () => {
+    const port = await closedPort();
+    const url = await start({ GCE_METADATA_HOST: `127.0.0.1:${port}`, GOOGLE_CLOUD_PROJECT: PROJECT });
+    const api = client(url, (await createCustomerFixture()).apiKey);
+    const before = service.server!.stdoutLines.length;
+    const away = await api.createReport(REPORT);
+    expect(away.status, away.text).to.equal(503);
+    expect(await failureReason(away, before)).to.match(/^credentials_/);
+    const late = await startMetadataServer(PROJECT, port);
+    try {
+      const res = await api.createReport(REPORT);
+      expect(res.status, res.text).to.equal(201);
+      expect(gemini.requests.at(-1)?.headers.authorization).to.equal(`Bearer ${late.token}`);
+    } finally {
+      await late.close();
+    }
   });
 });

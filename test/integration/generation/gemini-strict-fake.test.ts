@@ -92,6 +92,7 @@ describe('every setting combination the service can send passes the strict check
       project: 'test-project',
     }),
     token: async () => undefined,
+    reset: () => undefined,
   } as unknown as VertexCredentials;
 
   const temperatures = [undefined, 1.0, 0.4];

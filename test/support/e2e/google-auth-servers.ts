@@ -25,7 +25,7 @@ export interface AuthServer {
   close(): Promise<void>;
 }
 
-async function serve(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<{ server: Server; requests: SeenAuthRequest[]; url: string; host: string; close(): Promise<void> }> {
+async function serve(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void, port = 0): Promise<{ server: Server; requests: SeenAuthRequest[]; url: string; host: string; close(): Promise<void> }> {
   const requests: SeenAuthRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -41,13 +41,13 @@ async function serve(handle: (req: IncomingMessage, body: string, res: ServerRes
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { port: bound } = server.address() as AddressInfo;
   return {
     server,
     requests,
-    url: `http://127.0.0.1:${port}`,
-    host: `127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
+    host: `127.0.0.1:${bound}`,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -55,8 +55,8 @@ async function serve(handle: (req: IncomingMessage, body: string, res: ServerRes
   };
 }
 
-/** A metadata server for `project` whose default service account has `token`. */
-export async function startMetadataServer(project: string): Promise<AuthServer> {
+/** A metadata server for `project` whose default service account has `token`; on `port` when given. */
+export async function startMetadataServer(project: string, port = 0): Promise<AuthServer> {
   const token = `ya29.metadata-${randomBytes(16).toString('hex')}`;
   const flavor = { 'Metadata-Flavor': 'Google' };
   const served = await serve((req, _body, res) => {
@@ -76,7 +76,7 @@ export async function startMetadataServer(project: string): Promise<AuthServer> 
     } else {
       res.writeHead(404, { ...flavor, 'content-type': 'text/html' }).end('Not Found');
     }
-  });
+  }, port);
   return { url: served.url, host: served.host, requests: served.requests, token, close: served.close };
 }
 
