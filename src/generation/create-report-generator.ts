@@ -11,6 +11,7 @@ import { OfflineReportGenerator } from './offline-generator.ts';
 import { NO_OBSERVER } from './report-generator.ts';
 import type { GenerationObserver, ReportGenerator } from './report-generator.ts';
 import { resolveReportResultSchema } from './result-schema.ts';
+import { tokenRequestAgent } from '../shared/egress-proxy.ts';
 import type { ContractDocument } from './result-schema.ts';
 
 export type GeneratorConfig = Pick<
@@ -27,6 +28,7 @@ export type GeneratorConfig = Pick<
   | 'googleCloudLocation'
   | 'generatorTimeoutMs'
   | 'offlineGeneratorDelayMs'
+  | 'egressProxy'
 >;
 
 /** Gemini's response schema, derived from the contract's ReportResult (one source of truth). */
@@ -61,7 +63,10 @@ export async function createReportGenerator(
         ? {
             project: config.googleCloudProject,
             location: config.googleCloudLocation,
-            credentials: new (await import('./vertex-credentials.ts')).VertexCredentials({ timeoutMs: config.generatorTimeoutMs }),
+            credentials: new (await import('./vertex-credentials.ts')).VertexCredentials({
+              timeoutMs: config.generatorTimeoutMs,
+              agent: tokenRequestAgent(config.egressProxy),
+            }),
           }
         : undefined;
       const generator = new GeminiReportGenerator({

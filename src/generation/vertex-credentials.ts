@@ -19,6 +19,7 @@
 import { resetIsAvailableCache } from 'gcp-metadata';
 import { GoogleAuth } from 'google-auth-library';
 import type { AuthClient } from 'google-auth-library';
+import type { Agent } from 'node:http';
 import { GenerationError } from './report-generator.ts';
 
 /** What Vertex AI needs (the SDK asks for the same scope when it makes its own GoogleAuth). */
@@ -52,9 +53,15 @@ export class VertexCredentials {
   #client: AuthClient | undefined;
   #project: string | undefined;
 
-  /** `timeoutMs` bounds each token request (the generator's deadline bounds each wait anyway). */
-  constructor(options: { timeoutMs: number }) {
+  readonly #agent: ((url: URL) => Agent) | undefined;
+
+  /**
+   * `timeoutMs` bounds each token request (the generator's deadline bounds each wait anyway);
+   * `agent`, when an egress proxy is configured, is the one token requests go out with (R45).
+   */
+  constructor(options: { timeoutMs: number; agent?: ((url: URL) => Agent) | undefined }) {
     this.#timeoutMs = options.timeoutMs;
+    this.#agent = options.agent;
     this.#auth = this.#newAuth();
   }
 
@@ -97,7 +104,8 @@ export class VertexCredentials {
   }
 
   #newAuth(): GoogleAuth {
-    return new GoogleAuth({ scopes: [VERTEX_SCOPE], clientOptions: { transporterOptions: { timeout: this.#timeoutMs } } });
+    const transporterOptions = { timeout: this.#timeoutMs, ...(this.#agent === undefined ? {} : { agent: this.#agent }) };
+    return new GoogleAuth({ scopes: [VERTEX_SCOPE], clientOptions: { transporterOptions } });
   }
 
   #failed(error: unknown): GenerationError {

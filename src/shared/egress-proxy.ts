@@ -4,8 +4,9 @@
 // The service applies them itself, so an operator need not know Node's NODE_USE_ENV_PROXY:
 // - fetch() (what @google/genai calls, through undici's global dispatcher) and the http/https
 //   global agents: Node 24's http.setGlobalProxyFromEnv() with these values;
-// - token requests (google-auth-library through gaxios) read the same variables from the
-//   environment themselves, with the same NO_PROXY;
+// - token requests (google-auth-library through gaxios): an agent of Node's own proxy support
+//   with the same values (tokenRequestAgent); the metadata server's requests (gcp-metadata's own
+//   gaxios) read the environment, where its hosts are in NO_PROXY;
 // - OTLP: the exporter makes agents of its own, given the same values as `proxyEnv`
 //   (otel-tracing.ts).
 // The image fetcher opens its own connection per fetch to the address it checked and pinned
@@ -15,12 +16,14 @@
 // The metadata server (Cloud Run, GKE, GCE) is on the host's link-local address: a proxy cannot
 // reach it and must not. Its hosts are added to NO_PROXY.
 import http from 'node:http';
+import https from 'node:https';
 import type { EgressProxy } from '../config.ts';
 
 /** Node's proxy environment, as http.Agent's `proxyEnv` and setGlobalProxyFromEnv() take it. */
 type ProxyEnv = { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY?: string };
 
-export const METADATA_HOSTS = ['metadata.google.internal', 'metadata', '169.254.169.254'];
+// gcp-metadata also asks the name with its trailing dot; fd20:ce::254 is the IPv6 address.
+export const METADATA_HOSTS = ['metadata.google.internal', 'metadata.google.internal.', 'metadata', '169.254.169.254', 'fd20:ce::254', '[fd20:ce::254]'];
 
 /** True when a proxy is configured at all. */
 export function proxyConfigured(proxy: EgressProxy): boolean {
@@ -32,7 +35,7 @@ function metadataOverride(env: NodeJS.ProcessEnv): string | undefined {
   const value = env.GCE_METADATA_IP ?? env.GCE_METADATA_HOST;
   if (value === undefined || value.trim() === '') return undefined;
   try {
-    return new URL(/^https?:\/\//.test(value) ? value : `http://${value}`).hostname;
+    return new URL(/^https?:\/\//.test(value) ? value : `http://${value}`).hostname.replace(/^\[(.*)\]$/, '$1');
   } catch {
     return undefined;
   }
@@ -45,12 +48,27 @@ export function proxyEnv(proxy: EgressProxy, env: NodeJS.ProcessEnv = process.en
     .map((s) => s.trim())
     .filter((s) => s !== '');
   const override = metadataOverride(env);
-  const noProxy = [...new Set([...own, ...METADATA_HOSTS, ...(override === undefined ? [] : [override])])].join(',');
+  // An IPv6 override in both spellings: Node matches the address bare, gaxios as URL.hostname writes it, in brackets.
+  const overrides = override === undefined ? [] : override.includes(':') ? [override, `[${override}]`] : [override];
+  const noProxy = [...new Set([...own, ...METADATA_HOSTS, ...overrides])].join(',');
   return {
     ...(proxy.httpProxy === undefined ? {} : { HTTP_PROXY: proxy.httpProxy }),
     ...(proxy.httpsProxy === undefined ? {} : { HTTPS_PROXY: proxy.httpsProxy }),
     NO_PROXY: noProxy,
   };
+}
+
+/**
+ * The agent google-auth-library's token requests go out with (gaxios takes it as is): Node's own
+ * proxy support, with the same proxy and NO_PROXY as everything else. gaxios's own matching of
+ * NO_PROXY knows neither `*`, nor `host:port`, nor upper case, so a host the operator exempted
+ * could still be sent through the proxy. Undefined without a proxy (direct, as gaxios does then).
+ */
+export function tokenRequestAgent(proxy: EgressProxy, env: NodeJS.ProcessEnv = process.env): ((url: URL) => http.Agent) | undefined {
+  if (!proxyConfigured(proxy)) return undefined;
+  const proxied = { keepAlive: true, proxyEnv: proxyEnv(proxy, env) };
+  const agents = { http: new http.Agent(proxied), https: new https.Agent(proxied) };
+  return (url) => (url.protocol === 'http:' ? agents.http : agents.https);
 }
 
 /**

@@ -138,4 +138,24 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
     expect(everything).not.to.include(key.privateKeyId);
     expect(everything).not.to.include(proxy.url);
   });
+
+  it("keeps a key file's token request out of the proxy when NO_PROXY names its host, in any case (Node's matching, not gaxios's)", async () => {
+    const key = serviceAccountKey('ers-proxy-e2e', 'https://oauth2.googleapis.com/token');
+    const keyFile = join(service.home, 'service-account-no-proxy.json');
+    await writeFile(keyFile, key.json, { mode: 0o600 });
+    const url = await start({
+      GOOGLE_GENAI_USE_VERTEXAI: 'true',
+      GOOGLE_CLOUD_PROJECT: 'ers-proxy-e2e',
+      GOOGLE_APPLICATION_CREDENTIALS: keyFile,
+      GEMINI_MODEL: 'gemini-proxy-e2e-flash',
+      NO_PROXY: 'OAUTH2.GOOGLEAPIS.COM',
+    });
+    const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
+      context: 'property_maintenance',
+      evidence: { text: 'The lift stops between floors.' },
+    });
+    // Direct, the name does not resolve on this machine: 503, and the proxy was never asked for it.
+    expect(res.status, res.text).to.equal(503);
+    expect(proxy.seen.map((seen) => seen.target)).not.to.include('oauth2.googleapis.com:443');
+  });
 });

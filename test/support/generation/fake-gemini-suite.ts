@@ -68,6 +68,7 @@ export function generatorConfig(overrides: Partial<GeneratorConfig> = {}): Gener
     googleCloudLocation: 'global',
     generatorTimeoutMs: 2_000,
     offlineGeneratorDelayMs: 0,
+    egressProxy: { httpsProxy: undefined, httpProxy: undefined, noProxy: undefined },
     ...overrides,
   };
 }

@@ -1,7 +1,9 @@
 // R45: the proxy environment the service applies: the operator's values, with the metadata
 // server (link-local, unreachable through a proxy) always kept out of it.
 import { expect } from 'chai';
-import { METADATA_HOSTS, proxyConfigured, proxyEnv } from '../../../src/shared/egress-proxy.ts';
+import http from 'node:http';
+import https from 'node:https';
+import { METADATA_HOSTS, proxyConfigured, proxyEnv, tokenRequestAgent } from '../../../src/shared/egress-proxy.ts';
 
 describe('the egress proxy environment (R45)', () => {
   it('keeps the operator NO_PROXY and adds the metadata server, GCE_METADATA_HOST included', () => {
@@ -14,5 +16,18 @@ describe('the egress proxy environment (R45)', () => {
   it('is off without HTTPS_PROXY or HTTP_PROXY (NO_PROXY alone changes nothing)', () => {
     expect(proxyConfigured({ httpsProxy: undefined, httpProxy: undefined, noProxy: 'x' })).to.equal(false);
     expect(proxyConfigured({ httpsProxy: undefined, httpProxy: 'http://p:1', noProxy: undefined })).to.equal(true);
+  });
+
+  it('keeps the metadata server out of the proxy in every spelling a client asks it by: the trailing dot, an IPv6 override bare and in brackets', () => {
+    const env = proxyEnv({ httpsProxy: 'http://proxy.corp:3128', httpProxy: undefined, noProxy: undefined }, { GCE_METADATA_HOST: '[fd00:1::5]:80' });
+    expect(env.NO_PROXY?.split(',')).to.include.members(['metadata.google.internal.', 'fd20:ce::254', '[fd20:ce::254]', 'fd00:1::5', '[fd00:1::5]']);
+  });
+
+  it('token requests get agents of Node\'s own proxy support, by the URL\'s protocol; none without a proxy', () => {
+    expect(tokenRequestAgent({ httpsProxy: undefined, httpProxy: undefined, noProxy: '*' })).to.equal(undefined);
+    const agent = tokenRequestAgent({ httpsProxy: 'http://proxy.corp:3128', httpProxy: undefined, noProxy: 'OAUTH2.GOOGLEAPIS.COM' }, {});
+    expect(agent?.(new URL('https://oauth2.googleapis.com/token'))).to.be.instanceOf(https.Agent);
+    const plain = agent?.(new URL('http://token.internal/token'));
+    expect(plain).to.be.instanceOf(http.Agent).and.not.to.be.instanceOf(https.Agent);
   });
 });
