@@ -83,7 +83,7 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
         // answer (or one of a node still loading or without its primary) reconnects, so the
         // endpoint is resolved again (R33: recover without a restart). The failed command is not
         // sent again: its request has its 503 already.
-        reconnectOnError: (error) => /^(READONLY|LOADING|MASTERDOWN)\b/.test(error.message),
+        reconnectOnError: reconnectsAfter,
       });
       client.on('error', () => {});
       // A command that timed out leaves the connection waiting for an answer that may never come
@@ -125,6 +125,16 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
     },
     close,
   };
+}
+
+/**
+ * Whether a Redis error means this connection is on the wrong node: READONLY (a replica),
+ * LOADING or MASTERDOWN. The store writes through Lua scripts, and before Redis 7 an error raised
+ * inside a script comes back wrapped ("ERR Error running script (call to f_…): … -READONLY You
+ * can't write against a read only replica."), so the code is looked for after a '-' too.
+ */
+export function reconnectsAfter(error: Error): boolean {
+  return /(?:^|-)(?:READONLY|LOADING|MASTERDOWN)\b/.test(error.message);
 }
 
 /** ioredis's `tls` option for a rediss:// URL; a CA file that cannot be read stops the start. */
