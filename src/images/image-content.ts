@@ -68,3 +68,53 @@ export function jpegHasEnd(bytes: Buffer): boolean {
   }
   return false; // the file ends among the headers, before any scan
 }
+
+/** A JPEG frame's components as its SOF header declares them. */
+export interface JpegFrame {
+  /** Samples a pixel over all components: sum of Hi x Vi / (Hmax x Vmax); 1 for grayscale. */
+  readonly samplesPerPixel: number;
+  /** The MCU's size in pixels (8 x Hmax by 8 x Vmax): components are stored in whole MCUs. */
+  readonly mcuWidth: number;
+  readonly mcuHeight: number;
+}
+
+/**
+ * The frame header (SOF) of a JPEG, walked to the same way as jpegHasEnd; undefined when there is
+ * none before the first scan, or it is malformed. sharp's metadata names the subsampling only as
+ * 4:4:4 or 4:2:0 (any subsampling is 4:2:0 there, grayscale 4:4:4), which is not enough to size
+ * the decoder's coefficient buffer.
+ */
+export function jpegFrame(bytes: Buffer): JpegFrame | undefined {
+  let at = 2; // after SOI
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return undefined;
+    const marker = bytes[at + 1] as number;
+    if (marker === 0xff) {
+      at += 1;
+      continue;
+    }
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2;
+      continue;
+    }
+    if (marker === 0xda || marker === 0xd9) return undefined;
+    const length = bytes.readUInt16BE(at + 2);
+    // SOF0-SOF15, except DHT (C4), JPG (C8) and DAC (CC).
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      const count = bytes[at + 9];
+      if (count === undefined || count === 0 || at + 10 + 3 * count > bytes.length) return undefined;
+      const factors: [number, number][] = [];
+      for (let i = 0; i < count; i++) {
+        const hv = bytes[at + 11 + 3 * i] as number;
+        factors.push([hv >> 4, hv & 0x0f]);
+      }
+      if (factors.some(([h, v]) => h < 1 || h > 4 || v < 1 || v > 4)) return undefined;
+      const hMax = Math.max(...factors.map(([h]) => h));
+      const vMax = Math.max(...factors.map(([, v]) => v));
+      const samplesPerPixel = factors.reduce((sum, [h, v]) => sum + (h * v) / (hMax * vMax), 0);
+      return { samplesPerPixel, mcuWidth: 8 * hMax, mcuHeight: 8 * vMax };
+    }
+    at += 2 + length;
+  }
+  return undefined;
+}

@@ -19,7 +19,7 @@ import { ImageRefusal, rejected, unavailable } from './image-fetch-error.ts';
 import type { ImageMimeType } from './image-fetcher.ts';
 import type { ImageNormalizer, Normalization } from './image-normalizer.ts';
 import { isSrgbProfile } from './icc-profile.ts';
-import { jpegHasEnd } from './image-content.ts';
+import { jpegFrame, jpegHasEnd } from './image-content.ts';
 import { configureSharp, defaultNormalizerConcurrency } from './sharp-setup.ts';
 import { WorkQueue } from './work-queue.ts';
 import type { Admission } from './work-queue.ts';
@@ -59,20 +59,20 @@ function decodedBytes(header: Pick<Metadata, 'channels' | 'depth'>, size: { widt
   return size.width * size.height * channels * sampleBytes;
 }
 
-// Samples a pixel of each JPEG chroma subsampling, as sharp's metadata names them.
-const JPEG_SAMPLES: Readonly<Record<string, number>> = { '4:4:4': 3, '4:2:2': 2, '4:4:0': 2, '4:2:0': 1.5, '4:1:1': 1.5, '4:4:4:4': 4 };
-
 /**
  * The DCT coefficients libjpeg holds for a progressive JPEG: it decodes one in buffered mode,
  * keeping every coefficient of the whole image (2 bytes a sample, each component at its own
- * sampling, in whole 16 x 16 blocks at most) beside the frame. Measured with sharp on a
- * 6000 x 6000 4:4:4 JPEG: the process peaked 258 MB above its start when it was progressive, 53 MB
- * when it was baseline (libvips then shrinks on load and streams). A baseline JPEG holds none.
+ * sampling, in whole MCUs) beside the frame. Measured with sharp on a 6000 x 6000 4:4:4 JPEG: the
+ * process peaked 258 MB above its start when it was progressive, 53 MB when it was baseline
+ * (libvips then shrinks on load and streams). A baseline JPEG holds none. The sampling is read
+ * from the frame header; without one, every component at full size is assumed.
  */
-function coefficientBytes(header: Pick<Metadata, 'format' | 'isProgressive' | 'chromaSubsampling' | 'channels'>, size: { width: number; height: number }): number {
+function coefficientBytes(bytes: Buffer, header: Pick<Metadata, 'format' | 'isProgressive' | 'channels'>, size: { width: number; height: number }): number {
   if (header.format !== 'jpeg' || header.isProgressive !== true) return 0;
-  const samples = JPEG_SAMPLES[header.chromaSubsampling ?? ''] ?? header.channels ?? 4;
-  return Math.ceil(size.width / 16) * 16 * Math.ceil(size.height / 16) * 16 * samples * 2;
+  const frame = jpegFrame(bytes) ?? { samplesPerPixel: header.channels ?? 4, mcuWidth: 32, mcuHeight: 32 };
+  const width = Math.ceil(size.width / frame.mcuWidth) * frame.mcuWidth;
+  const height = Math.ceil(size.height / frame.mcuHeight) * frame.mcuHeight;
+  return Math.ceil(width * height * frame.samplesPerPixel * 2);
 }
 
 /** A decoder's failure as a refusal with a fixed reason; the library's message goes no further. */
@@ -138,7 +138,7 @@ export class SharpImageNormalizer implements ImageNormalizer {
       // R39: the decoded frame is image data this request holds; a 40-megapixel RGBA frame is
       // 160 MB that the bytes on the wire never showed. So are a progressive JPEG's coefficients.
       // Reserved before decoding, or refused.
-      const decoded = decodedBytes(header, original) + coefficientBytes(header, original);
+      const decoded = decodedBytes(header, original) + coefficientBytes(bytes, header, original);
       if (lease !== undefined) {
         // The original stays on the lease until its normalized copy takes its place: a frame that
         // with it is larger than the whole budget could never be reserved, however long the client

@@ -53,28 +53,30 @@ describe('decoded pixels on the image byte budget (R38, R39)', function () {
   }
 
   /** A progressive JPEG as a web page's encoder writes one. */
-  function progressiveJpeg(width: number, height: number, chromaSubsampling: '4:2:0' | '4:4:4'): Promise<Buffer> {
-    return sharp({ create: { width, height, channels: 3, background: { r: 90, g: 140, b: 60 } } })
-      .jpeg({ quality: 90, progressive: true, chromaSubsampling })
-      .toBuffer();
+  function progressiveJpeg(width: number, height: number, chromaSubsampling: '4:2:0' | '4:4:4', grey = false): Promise<Buffer> {
+    const image = sharp({ create: { width, height, channels: 3, background: { r: 90, g: 140, b: 60 } } });
+    return (grey ? image.toColourspace('b-w') : image).jpeg({ quality: 90, progressive: true, chromaSubsampling }).toBuffer();
   }
 
-  const progressive: [string, number, number, '4:2:0' | '4:4:4', number][] = [
-    // 1.5 samples a pixel (Cb and Cr at a quarter each), 2 bytes a coefficient; 1024 x 640 is whole 16-pixel blocks.
-    ['4:2:0', 1024, 640, '4:2:0', 1024 * 640 * 1.5 * 2],
-    // 3 samples a pixel; 1001 x 601 is held in whole blocks: 1008 x 608.
-    ['4:4:4, in whole blocks', 1001, 601, '4:4:4', 1008 * 608 * 3 * 2],
+  // [title, width, height, subsampling, grey, frame bytes, coefficient bytes]
+  const progressive: [string, number, number, '4:2:0' | '4:4:4', boolean, number, number][] = [
+    // 1.5 samples a pixel (Cb and Cr at a quarter each), 2 bytes a coefficient; 1024 x 640 is whole 16-pixel MCUs.
+    ['4:2:0', 1024, 640, '4:2:0', false, 1024 * 640 * 3, 1024 * 640 * 1.5 * 2],
+    // 3 samples a pixel, held in whole 8-pixel MCUs: 1001 x 601 is 1008 x 608.
+    ['4:4:4, in whole MCUs', 1001, 601, '4:4:4', false, 1001 * 601 * 3, 1008 * 608 * 3 * 2],
+    // One component (sharp's metadata calls it 4:4:4): one sample a pixel, not three.
+    ['grey', 800, 600, '4:4:4', true, 800 * 600, 800 * 600 * 2],
   ];
-  for (const [title, width, height, chroma, coefficients] of progressive) {
+  for (const [title, width, height, chroma, grey, frame, coefficients] of progressive) {
     it(`a progressive JPEG (${title}): its DCT coefficients are reserved with the frame, and both released after`, async () => {
-      const bytes = await progressiveJpeg(width, height, chroma);
+      const bytes = await progressiveJpeg(width, height, chroma, grey);
       const header = await sharp(bytes).metadata();
-      expect([header.isProgressive, header.chromaSubsampling], 'made as meant').to.deep.equal([true, chroma]);
+      expect([header.isProgressive, header.channels], 'made as meant').to.deep.equal([true, grey ? 1 : 3]);
       const budget = new WatchedBudget(64 * 1024 * 1024);
       const lease = new BudgetLease(budget);
       expect(lease.tryReserve(bytes.length)).to.equal(true);
       await normalizer.normalize(bytes, 'image/jpeg', undefined, undefined, lease);
-      expect(budget.peak - bytes.length).to.equal(width * height * 3 + coefficients);
+      expect(budget.peak - bytes.length).to.equal(frame + coefficients);
       expect(budget.used).to.equal(bytes.length);
       lease.releaseAll();
     });
