@@ -88,6 +88,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 export const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
 
 /** What the start-up lookup of one model found (R42). */
+/** The SDK client, with the credentials' client it sends with on Vertex AI. */
+interface SdkClient {
+  readonly sdk: GoogleGenAI;
+  readonly authClient: AuthClient | undefined;
+}
+
 type ModelLookup = { readonly model: string; readonly found: true; readonly outputTokenLimit: number | undefined } | { readonly model: string; readonly found: false; readonly reason: string; readonly status: number | undefined };
 
 export class GeminiReportGenerator implements ReportGenerator {
@@ -97,9 +103,7 @@ export class GeminiReportGenerator implements ReportGenerator {
   readonly #observer: GenerationObserver;
   readonly #retryDelayMs: number;
   readonly #minRetryWindowMs: number;
-  #client: GoogleGenAI | undefined;
-  /** On Vertex AI: the credentials' client that #client sends its requests with. */
-  #authClient: AuthClient | undefined;
+  #client: SdkClient | undefined;
   /** Models that answered 404 since the start (warned about once each). */
   readonly #notFound = new Set<string>();
 
@@ -115,13 +119,16 @@ export class GeminiReportGenerator implements ReportGenerator {
     this.#retryDelayMs = options.retryDelayMs ?? 250;
     this.#minRetryWindowMs = options.minRetryWindowMs ?? Math.min(5_000, Math.floor(options.timeoutMs / 2));
     if (options.vertex === undefined) {
-      this.#client = new GoogleGenAI({
-        apiKey: options.apiKey,
-        vertexai: false,
-        apiVersion: GEMINI_API_VERSION,
-        // No retryOptions (so no SDK retry) and no timeout (the deadline below is the bound).
-        httpOptions: { baseUrl: options.baseUrl ?? GEMINI_DEFAULT_BASE_URL },
-      });
+      this.#client = {
+        sdk: new GoogleGenAI({
+          apiKey: options.apiKey,
+          vertexai: false,
+          apiVersion: GEMINI_API_VERSION,
+          // No retryOptions (so no SDK retry) and no timeout (the deadline below is the bound).
+          httpOptions: { baseUrl: options.baseUrl ?? GEMINI_DEFAULT_BASE_URL },
+        }),
+        authClient: undefined,
+      };
     }
   }
 
@@ -139,7 +146,7 @@ export class GeminiReportGenerator implements ReportGenerator {
    * metadata server) and, when GOOGLE_CLOUD_PROJECT is unset, the project come from ADC then,
    * and a failure is that request's 503 rather than a failed start (R44).
    */
-  async #sdk(signal: AbortSignal): Promise<GoogleGenAI> {
+  async #sdk(signal: AbortSignal): Promise<SdkClient> {
     if (this.#client !== undefined) return this.#client;
     const vertex = this.#options.vertex;
     if (vertex === undefined) throw new Error('unreachable: Developer API client is made in the constructor');
@@ -151,33 +158,34 @@ export class GeminiReportGenerator implements ReportGenerator {
       if (signal.aborted) vertex.credentials.reset();
       throw error;
     }
-    if (this.#client === undefined) {
-      this.#authClient = credentials.authClient;
-      this.#client = new GoogleGenAI({
+    this.#client ??= {
+      sdk: new GoogleGenAI({
         vertexai: true,
         project: credentials.project,
         location: vertex.location,
         apiVersion: VERTEX_API_VERSION,
         googleAuthOptions: { authClient: credentials.authClient },
         httpOptions: this.#options.baseUrl === undefined ? undefined : { baseUrl: this.#options.baseUrl },
-      });
-    }
+      }),
+      authClient: credentials.authClient,
+    };
     return this.#client;
   }
 
   /**
    * R44: a valid token on the client the SDK sends with. A token that could not be had, or that
-   * this request stopped waiting for, drops the credentials and the SDK client made with them, so
-   * that the next request asks afresh instead of joining a token request that may never end (R33).
+   * this request stopped waiting for, drops the credentials and the SDK client made with them (if
+   * no other request has replaced them meanwhile), so that the next request asks afresh instead
+   * of joining a token request that may never end (R33).
    */
-  async #vertexToken(vertex: NonNullable<GeminiReportGeneratorOptions['vertex']>, signal: AbortSignal): Promise<void> {
-    const authClient = this.#authClient;
-    if (authClient === undefined) throw new Error('unreachable: the Vertex AI client is made before its token');
+  async #vertexToken(vertex: NonNullable<GeminiReportGeneratorOptions['vertex']>, client: SdkClient, signal: AbortSignal): Promise<void> {
+    const { authClient } = client;
+    if (authClient === undefined) throw new Error('unreachable: a Vertex AI client has its credentials');
     try {
       await untilAborted(vertex.credentials.token(authClient), signal);
     } catch (error) {
-      if (signal.aborted) vertex.credentials.reset();
-      if (this.#authClient === authClient) [this.#client, this.#authClient] = [undefined, undefined];
+      if (signal.aborted) vertex.credentials.reset(authClient);
+      if (this.#client === client) this.#client = undefined;
       throw error;
     }
   }
@@ -207,8 +215,8 @@ export class GeminiReportGenerator implements ReportGenerator {
         let response: GenerateContentResponse;
         try {
           const client = await this.#sdk(signal);
-          if (this.#options.vertex !== undefined) await this.#vertexToken(this.#options.vertex, signal);
-          response = await untilAborted(client.models.generateContent(this.#request(model, parts, signal)), signal);
+          if (this.#options.vertex !== undefined) await this.#vertexToken(this.#options.vertex, client, signal);
+          response = await untilAborted(client.sdk.models.generateContent(this.#request(model, parts, signal)), signal);
         } catch (error) {
           // Once the deadline or the caller has aborted, that is the outcome, whatever was thrown.
           const failure = signal.aborted ? (signal.reason as GenerationError) : classifyCallError(error);
@@ -313,8 +321,8 @@ export class GeminiReportGenerator implements ReportGenerator {
       this.#models.map(async (model): Promise<ModelLookup> => {
         const signal = AbortSignal.timeout(timeoutMs);
         try {
-          const client = await this.#sdk(signal);
-          const found = await untilAborted(client.models.get({ model, config: { abortSignal: signal } }), signal);
+          const { sdk } = await this.#sdk(signal);
+          const found = await untilAborted(sdk.models.get({ model, config: { abortSignal: signal } }), signal);
           // The Developer API reports the model's output limit; Vertex AI's publisher model does not.
           const limit = found.outputTokenLimit;
           return { model, found: true, outputTokenLimit: Number.isSafeInteger(limit) && limit! > 0 ? limit : undefined };

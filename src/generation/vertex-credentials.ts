@@ -10,7 +10,9 @@
 // token request's error carries its request, whose body is a signed assertion, and a key file's
 // parse error may quote the file.
 //
-// Every wait on them is bounded (R33): the token request carries a timeout of its own, and a
+// Every wait on them is bounded (R33): each request's wait by the generator's deadline, and a key
+// file's token request by a timeout of its own (gcp-metadata sets the metadata server's: 3 s off
+// Google Cloud, none on it, where the server is on the host). A
 // credential lookup or token request that failed, or that a request stopped waiting for, is
 // forgotten with everything the library remembered of it (reset): the library shares one token
 // request among all callers and keeps a failed project or metadata-server lookup for the life of
@@ -85,7 +87,7 @@ export class VertexCredentials {
       const { token } = await authClient.getAccessToken();
       if (typeof token !== 'string' || token === '') throw new Error('no access token');
     } catch (error) {
-      this.reset();
+      this.reset(authClient);
       throw this.#failed(error);
     }
   }
@@ -93,10 +95,11 @@ export class VertexCredentials {
   /**
    * Forgets the client and what the library remembered (a shared token request still under way,
    * a failed project or metadata-server lookup): the next request starts afresh. For a failure,
-   * and for a request that stopped waiting. `from`: only if the credentials are still those.
+   * and for a request that stopped waiting. `from`: only if the credentials (or their client)
+   * are still those, so that an old request's failure does not undo what a newer one made.
    */
-  reset(from?: GoogleAuth): void {
-    if (from !== undefined && from !== this.#auth) return;
+  reset(from?: GoogleAuth | AuthClient): void {
+    if (from !== undefined && from !== this.#auth && from !== this.#client) return;
     this.#auth = this.#newAuth();
     this.#client = undefined;
     this.#project = undefined;
