@@ -137,6 +137,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     log: logger,
     leaseMs: idempotencyLeaseMs(config),
     renewBelowMs: idempotencyRenewBelowMs(config),
+    settleMs: config.dbConnectTimeoutMs + config.dbStatementTimeoutMs + 1_000,
     retentionMs: config.idempotencyRetentionHours * 3_600_000,
   });
   const createReport = new CreateEvidenceReport({

@@ -58,12 +58,19 @@ const RELEASE = statement(
 );
 
 const MAX_ATTEMPTS = 4;
+/** R33's defaults: DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS + 1 s. */
+const DEFAULT_SETTLE_MS = 8_000;
 
 interface PgIdempotencyStoreOptions {
   sql: Sql;
   leaseMs: number;
   /** keep() renews a claim with less than this left of its lease (idempotencyRenewBelowMs). */
   renewBelowMs: number;
+  /**
+   * How long a claim's write whose answer was lost may still commit (R33: the connect and
+   * statement bounds and a second); its background release keeps looking for it that long.
+   */
+  settleMs?: number;
   retentionMs: number;
   clock: Clock;
   log?: Pick<Logger, 'warn' | 'info'>;
@@ -139,8 +146,8 @@ export class PgIdempotencyStore implements IdempotencyStore {
     this.#retry.stop();
   }
 
-  async #releaseOnce(claim: IdempotencyClaim): Promise<void> {
-    await this.#options.sql.count(RELEASE, [...this.#scope(claim), claim.leaseExpiresAt]);
+  async #releaseOnce(claim: IdempotencyClaim): Promise<number> {
+    return this.#options.sql.count(RELEASE, [...this.#scope(claim), claim.leaseExpiresAt]);
   }
 
   /**
@@ -153,7 +160,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
     try {
       return await write();
     } catch (error) {
-      this.#retry.add(claim);
+      this.#retry.add(claim, this.#options.settleMs ?? DEFAULT_SETTLE_MS);
       throw error;
     }
   }

@@ -16,7 +16,8 @@ export interface ReleasableClaim {
 }
 
 interface ReleaseRetryOptions<C extends ReleasableClaim = ReleasableClaim> {
-  release(claim: C): Promise<void>;
+  /** Releases one claim; the number of rows it removed, when known. */
+  release(claim: C): Promise<number | void>;
   clock: Clock;
   log?: Pick<Logger, 'warn' | 'info'>;
   firstDelayMs?: number;
@@ -25,7 +26,7 @@ interface ReleaseRetryOptions<C extends ReleasableClaim = ReleasableClaim> {
 
 export class ReleaseRetry<C extends ReleasableClaim = ReleasableClaim> {
   readonly #options: ReleaseRetryOptions<C>;
-  readonly #pending = new Map<string, C>();
+  readonly #pending = new Map<string, { claim: C; settlesAt: number | undefined }>();
   #timer: NodeJS.Timeout | undefined;
   #delayMs: number;
   #stopped = false;
@@ -42,11 +43,15 @@ export class ReleaseRetry<C extends ReleasableClaim = ReleasableClaim> {
     return this.#pending.size;
   }
 
-  /** Keeps a claim whose release failed, and schedules an attempt. */
-  add(claim: C): void {
+  /**
+   * Keeps a claim whose release failed, and schedules an attempt. `settleMs`: the claim's own
+   * write may still be under way (its answer was lost, not its statement), so a release that
+   * finds no row is not the end of it until that long has passed (R33's bound on a statement).
+   */
+  add(claim: C, settleMs?: number): void {
     if (this.#stopped) return;
     // Every field of the claim (its mode too, R53) tells it apart.
-    this.#pending.set(Object.values(claim).join('\u0000'), claim);
+    this.#pending.set(Object.values(claim).join('\u0000'), { claim, settlesAt: settleMs === undefined ? undefined : performance.now() + settleMs });
     this.#schedule();
   }
 
@@ -54,13 +59,15 @@ export class ReleaseRetry<C extends ReleasableClaim = ReleasableClaim> {
   async retryNow(): Promise<void> {
     const now = this.#options.clock.now().getTime();
     let failed = 0;
-    for (const [id, claim] of this.#pending) {
+    for (const [id, { claim, settlesAt }] of this.#pending) {
       if (new Date(claim.leaseExpiresAt).getTime() <= now) {
         this.#pending.delete(id); // the lease has passed: the key can be taken over (R14)
         continue;
       }
       try {
-        await this.#options.release(claim);
+        const removed = await this.#options.release(claim);
+        // Nothing to remove yet, while the claim's own write may still commit: try again.
+        if (removed === 0 && settlesAt !== undefined && performance.now() < settlesAt) continue;
         this.#pending.delete(id);
       } catch (cause) {
         failed += 1;

@@ -204,6 +204,38 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
     };
   }
 
+  it('a claim whose write is answered as failed but commits later still is released once it has (R14, R33)', async () => {
+    const client = await app.newCaller();
+    const real = await createSql(await testOrm());
+    let late: Promise<unknown> | undefined;
+    // The claim's insert is reported failed at once, and reaches the database 600 ms later (a
+    // statement that waited at a pooler, say): the first background releases find nothing yet.
+    const sql: Sql = {
+      rows: async (st, params) => {
+        if (st.name === 'idempotency_claim' && late === undefined) {
+          late = new Promise((resolve) => setTimeout(resolve, 600)).then(() => real.rows(st, params));
+          throw new PersistenceFailure('unavailable', { cause: new Error('Connection terminated unexpectedly') });
+        }
+        return real.rows(st, params);
+      },
+      count: (st, params) => real.count(st, params),
+      query: (config) => real.query(config),
+      pool: real.pool,
+    };
+    const store = new PgIdempotencyStore({ sql, clock, leaseMs: 65_000, renewBelowMs: 60_000, settleMs: 3_000, retentionMs: 24 * HOUR });
+    try {
+      const owner = { customerId: client.customerId, mode: 'live' as const };
+      await rejectionOf(store.claim(owner, 'late-commit', 'e'.repeat(64), new Date(T0)), PersistenceFailure);
+      await late;
+      await waitFor(async () => (await customerTotals(client.customerId)).claims === 0, 5_000);
+      const retry = await store.claim(owner, 'late-commit', 'e'.repeat(64), new Date(Date.parse(T0) + 1_000));
+      expect(retry.kind).to.equal('claimed');
+      if (retry.kind === 'claimed') await store.release(retry.claim);
+    } finally {
+      store.close();
+    }
+  });
+
   for (const [what, lostStatement] of [
     ['a claim', 'idempotency_claim'],
     ['a renewal', 'idempotency_renew'],
