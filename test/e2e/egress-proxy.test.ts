@@ -150,12 +150,20 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
       GEMINI_MODEL: 'gemini-proxy-e2e-flash',
       NO_PROXY: 'OAUTH2.GOOGLEAPIS.COM',
     });
+    const linesBefore = service.server!.stdoutLines.length;
     const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
       context: 'property_maintenance',
       evidence: { text: 'The lift stops between floors.' },
     });
-    // Direct, the name does not resolve on this machine: 503, and the proxy was never asked for it.
+    // Sent directly, the token request fails (this machine reaches no outside host): a 503 for
+    // the token endpoint, and the proxy was never asked for it.
     expect(res.status, res.text).to.equal(503);
+    await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
+    const failure = service
+      .server!.stdoutLines.slice(linesBefore)
+      .map((line) => JSON.parse(line) as { msg?: string; reason?: string; requestId?: string })
+      .find((line) => line.msg === 'dependency failure' && line.requestId === res.headers['x-request-id']);
+    expect(failure?.reason).to.equal('credentials_token_endpoint_unreachable');
     expect(proxy.seen.map((seen) => seen.target)).not.to.include('oauth2.googleapis.com:443');
   });
 });
