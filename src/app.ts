@@ -41,7 +41,7 @@ export async function createApp(deps: AppDependencies): Promise<Koa<AppState>> {
   app.silent = true;
   // Outermost: the answer is written with the turn's other answers (end-of-turn.ts, R52), and
   // closes its connection if draining began while it was being worked on (R35).
-  app.use(answerAtEndOfTurn(deps.draining ?? (() => false)));
+  app.use(answerAtEndOfTurn(deps.draining));
   app.use(requestContext(deps.logger, deps.telemetry));
   app.use(contractGuard(front.checkResponse, deps.onContractViolation ?? (() => {})));
   app.use(errorEnvelope());

@@ -87,13 +87,13 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 /** Length of the base64 text of `bytes` bytes. */
 export const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
 
-/** What the start-up lookup of one model found (R42). */
 /** The SDK client, with the credentials' client it sends with on Vertex AI. */
 interface SdkClient {
   readonly sdk: GoogleGenAI;
   readonly authClient: AuthClient | undefined;
 }
 
+/** What the start-up lookup of one model found (R42). */
 type ModelLookup = { readonly model: string; readonly found: true; readonly outputTokenLimit: number | undefined } | { readonly model: string; readonly found: false; readonly reason: string; readonly status: number | undefined };
 
 export class GeminiReportGenerator implements ReportGenerator {
@@ -313,8 +313,9 @@ export class GeminiReportGenerator implements ReportGenerator {
 
   /**
    * R42: looks each configured model up once (models.get), all at once, each bounded by
-   * `timeoutMs`, with its output limit when the API reports one. A 404 is `found: false` with status 404; a lookup that could not be made (no
-   * answer, a 5xx, no credentials) is `found: false` with its reason.
+   * `timeoutMs`, with its output limit when the API reports one (R43). A 404 is `found: false`
+   * with status 404; a lookup that could not be made (no answer, a 5xx, no credentials) is
+   * `found: false` with its reason.
    */
   async lookUpModels(timeoutMs: number): Promise<ModelLookup[]> {
     return Promise.all(
@@ -325,7 +326,7 @@ export class GeminiReportGenerator implements ReportGenerator {
           const found = await untilAborted(sdk.models.get({ model, config: { abortSignal: signal } }), signal);
           // The Developer API reports the model's output limit; Vertex AI's publisher model does not.
           const limit = found.outputTokenLimit;
-          return { model, found: true, outputTokenLimit: Number.isSafeInteger(limit) && limit! > 0 ? limit : undefined };
+          return { model, found: true, outputTokenLimit: typeof limit === 'number' && Number.isSafeInteger(limit) && limit > 0 ? limit : undefined };
         } catch (error) {
           const failure = signal.aborted ? new GenerationError('unavailable', 'timeout') : classifyCallError(error);
           const status = /^http_(\d{3})$/.exec(failure.reason)?.[1];

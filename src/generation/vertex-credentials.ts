@@ -12,12 +12,12 @@
 //
 // Every wait on them is bounded (R33): each request's wait by the generator's deadline, and a key
 // file's token request by a timeout of its own (gcp-metadata sets the metadata server's: 3 s off
-// Google Cloud, none on it, where the server is on the host). A
-// credential lookup or token request that failed, or that a request stopped waiting for, is
-// forgotten with everything the library remembered of it (reset): the library shares one token
-// request among all callers and keeps a failed project or metadata-server lookup for the life of
-// the process, so without it one hung token request, or a metadata server that was briefly away
-// at the first lookup, would fail every later request until a restart.
+// Google Cloud, none on it, where the server is on the host). A credential lookup or token
+// request that failed, or that a request stopped waiting for, is forgotten with everything the
+// library remembered of it (reset): the library shares one token request among all callers and
+// keeps a failed project or metadata-server lookup for the life of the process, so without it one
+// hung token request, or a metadata server that was briefly away at the first lookup, would fail
+// every later request until a restart.
 import { resetIsAvailableCache } from 'gcp-metadata';
 import { GoogleAuth } from 'google-auth-library';
 import type { AuthClient } from 'google-auth-library';
