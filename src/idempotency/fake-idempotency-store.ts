@@ -10,6 +10,11 @@ interface FakeRecord {
   completed?: { reportId: string; result: unknown; expiresAt: string };
 }
 
+/** A record's place: R12's scope per customer and key, in the key's mode (R53). */
+function recordId({ customerId, mode }: IdempotencyOwner, key: string): string {
+  return `${customerId}\u0000${mode}\u0000${key}`;
+}
+
 export class FakeIdempotencyStore implements IdempotencyStore {
   readonly #records = new Map<string, FakeRecord>();
   readonly #leaseMs: number;
@@ -29,7 +34,7 @@ export class FakeIdempotencyStore implements IdempotencyStore {
 
   async claim({ customerId, mode }: IdempotencyOwner, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
     if (this.unavailable) throw new PersistenceFailure('unavailable');
-    const id = `${customerId}\u0000${mode}\u0000${key}`;
+    const id = recordId({ customerId, mode }, key);
     const existing = this.#records.get(id);
     const live = existing && (existing.completed ? new Date(existing.completed.expiresAt) > now : new Date(existing.leaseExpiresAt) > now);
     if (existing && live) {
@@ -45,7 +50,7 @@ export class FakeIdempotencyStore implements IdempotencyStore {
   async keep(claim: IdempotencyClaim, now: Date): Promise<IdempotencyClaim> {
     if (Date.parse(claim.leaseExpiresAt) - now.getTime() >= this.#renewBelowMs) return claim;
     if (this.unavailable) throw new PersistenceFailure('unavailable');
-    const record = this.#records.get(`${claim.customerId}\u0000${claim.mode}\u0000${claim.key}`);
+    const record = this.#records.get(recordId(claim, claim.key));
     if (!record || record.completed || record.leaseExpiresAt !== claim.leaseExpiresAt) throw new PersistenceFailure('claim_lost');
     record.leaseExpiresAt = new Date(now.getTime() + this.#leaseMs).toISOString();
     this.renewals++;
@@ -57,7 +62,7 @@ export class FakeIdempotencyStore implements IdempotencyStore {
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    const id = `${claim.customerId}\u0000${claim.mode}\u0000${claim.key}`;
+    const id = recordId(claim, claim.key);
     const record = this.#records.get(id);
     if (record && !record.completed && record.leaseExpiresAt === claim.leaseExpiresAt) this.#records.delete(id);
     this.released.push(claim);
@@ -65,7 +70,7 @@ export class FakeIdempotencyStore implements IdempotencyStore {
 
   /** The report's transaction completing the claim (R15); false when the claim is no longer ours. */
   complete(owner: IdempotencyOwner, completion: IdempotencyCompletion, reportId: string, result: unknown): boolean {
-    const record = this.#records.get(`${owner.customerId}\u0000${owner.mode}\u0000${completion.key}`);
+    const record = this.#records.get(recordId(owner, completion.key));
     if (!record || record.completed || record.leaseExpiresAt !== completion.leaseExpiresAt) return false;
     record.completed = { reportId, result, expiresAt: completion.expiresAt };
     return true;

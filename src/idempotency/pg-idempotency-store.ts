@@ -57,6 +57,11 @@ const RELEASE = statement(
   `delete from idempotency_record where ${SCOPE} and status = 'in_progress' and lease_expires_at = $6`,
 );
 
+/** The parameters of SCOPE for a claim's customer, mode and key. */
+function scopeOf({ customerId, mode, key }: Pick<IdempotencyClaim, 'customerId' | 'mode' | 'key'>): unknown[] {
+  return [customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, key, mode];
+}
+
 const MAX_ATTEMPTS = 4;
 /** R33's defaults: DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS + 1 s. */
 const DEFAULT_SETTLE_MS = 8_000;
@@ -87,7 +92,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   async claim({ customerId, mode }: IdempotencyOwner, key: string, fingerprint: string, now: Date): Promise<ClaimOutcome> {
     const { sql } = this.#options;
-    const scope = [customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, key, mode];
+    const scope = scopeOf({ customerId, mode, key });
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + this.#options.leaseMs).toISOString();
     const claimed: ClaimOutcome = { kind: 'claimed', claim: { customerId, mode, key, leaseExpiresAt: lease } };
@@ -116,7 +121,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
     if (Date.parse(claim.leaseExpiresAt) - now.getTime() >= renewBelowMs) return claim;
     const renewed = { ...claim, leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString() };
     // A failed statement throws PersistenceFailure('unavailable') from sql itself.
-    if ((await this.#orReleaseLater(renewed, () => sql.count(RENEW, [...this.#scope(claim), claim.leaseExpiresAt, renewed.leaseExpiresAt]))) !== 1) {
+    if ((await this.#orReleaseLater(renewed, () => sql.count(RENEW, [...scopeOf(claim), claim.leaseExpiresAt, renewed.leaseExpiresAt]))) !== 1) {
       throw new PersistenceFailure('claim_lost');
     }
     return renewed;
@@ -147,7 +152,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async #releaseOnce(claim: IdempotencyClaim): Promise<number> {
-    return this.#options.sql.count(RELEASE, [...this.#scope(claim), claim.leaseExpiresAt]);
+    return this.#options.sql.count(RELEASE, [...scopeOf(claim), claim.leaseExpiresAt]);
   }
 
   /**
@@ -163,9 +168,5 @@ export class PgIdempotencyStore implements IdempotencyStore {
       this.#retry.add(claim, this.#options.settleMs ?? DEFAULT_SETTLE_MS);
       throw error;
     }
-  }
-
-  #scope(claim: IdempotencyClaim): unknown[] {
-    return [claim.customerId, EVIDENCE_REPORTS_PRODUCT, EVIDENCE_REPORT_OPERATION, claim.key, claim.mode];
   }
 }
