@@ -39,6 +39,43 @@ export function signatureMatches(mimeType: ImageMimeType, head: Buffer): boolean
 
 const EOI = Buffer.from([0xff, 0xd9]);
 
+/** A marker segment of a JPEG before its first scan: the marker byte, where it starts, its length field. */
+interface JpegSegment {
+  readonly marker: number;
+  readonly at: number;
+  readonly length: number;
+}
+
+/**
+ * The marker segments of a JPEG from SOI on, walked by their lengths, up to and including the
+ * first scan (SOS) or the end of image (EOI, length 0). Returns 'unwalkable' when it meets a
+ * byte that is no marker, 'ended' when the bytes end among the headers.
+ */
+function* jpegSegments(bytes: Buffer): Generator<JpegSegment, 'unwalkable' | 'ended'> {
+  let at = 2; // after SOI
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return 'unwalkable';
+    const marker = bytes[at + 1] as number;
+    if (marker === 0xff) {
+      at += 1; // fill byte
+      continue;
+    }
+    if (marker === 0xd9) {
+      yield { marker, at, length: 0 };
+      return 'ended';
+    }
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2; // markers without a length
+      continue;
+    }
+    const length = bytes.readUInt16BE(at + 2);
+    yield { marker, at, length };
+    if (marker === 0xda) return 'ended';
+    at += 2 + length;
+  }
+  return 'ended';
+}
+
 /**
  * False when a JPEG's entropy-coded data has no end-of-image marker after its first scan: the file
  * ends before the image does (R38, `truncated`). libvips notices a cut only when its decoder
@@ -49,24 +86,14 @@ const EOI = Buffer.from([0xff, 0xd9]);
  * the decoder judges them.
  */
 export function jpegHasEnd(bytes: Buffer): boolean {
-  let at = 2; // after SOI
-  while (at + 4 <= bytes.length) {
-    if (bytes[at] !== 0xff) return true;
-    const marker = bytes[at + 1] as number;
-    if (marker === 0xff) {
-      at += 1; // fill byte
-      continue;
-    }
+  const walk = jpegSegments(bytes);
+  for (let step = walk.next(); ; step = walk.next()) {
+    // Walked to the end without a scan: the file ends among the headers. Unwalkable: no verdict.
+    if (step.done === true) return step.value === 'unwalkable';
+    const { marker, at, length } = step.value;
     if (marker === 0xd9) return true;
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-      at += 2; // markers without a length
-      continue;
-    }
-    const length = bytes.readUInt16BE(at + 2);
     if (marker === 0xda) return bytes.indexOf(EOI, at + 2 + length) !== -1;
-    at += 2 + length;
   }
-  return false; // the file ends among the headers, before any scan
 }
 
 /** A JPEG frame's components as its SOF header declares them. */
@@ -79,42 +106,27 @@ export interface JpegFrame {
 }
 
 /**
- * The frame header (SOF) of a JPEG, walked to the same way as jpegHasEnd; undefined when there is
- * none before the first scan, or it is malformed. sharp's metadata names the subsampling only as
+ * The frame header (SOF) of a JPEG, found as jpegHasEnd walks; undefined when there is none
+ * before the first scan, or it is malformed. sharp's metadata names the subsampling only as
  * 4:4:4 or 4:2:0 (any subsampling is 4:2:0 there, grayscale 4:4:4), which is not enough to size
  * the decoder's coefficient buffer.
  */
 export function jpegFrame(bytes: Buffer): JpegFrame | undefined {
-  let at = 2; // after SOI
-  while (at + 4 <= bytes.length) {
-    if (bytes[at] !== 0xff) return undefined;
-    const marker = bytes[at + 1] as number;
-    if (marker === 0xff) {
-      at += 1;
-      continue;
-    }
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-      at += 2;
-      continue;
-    }
-    if (marker === 0xda || marker === 0xd9) return undefined;
-    const length = bytes.readUInt16BE(at + 2);
+  for (const { marker, at } of jpegSegments(bytes)) {
     // SOF0-SOF15, except DHT (C4), JPG (C8) and DAC (CC).
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      const count = bytes[at + 9];
-      if (count === undefined || count === 0 || at + 10 + 3 * count > bytes.length) return undefined;
-      const factors: [number, number][] = [];
-      for (let i = 0; i < count; i++) {
-        const hv = bytes[at + 11 + 3 * i] as number;
-        factors.push([hv >> 4, hv & 0x0f]);
-      }
-      if (factors.some(([h, v]) => h < 1 || h > 4 || v < 1 || v > 4)) return undefined;
-      const hMax = Math.max(...factors.map(([h]) => h));
-      const vMax = Math.max(...factors.map(([, v]) => v));
-      const samplesPerPixel = factors.reduce((sum, [h, v]) => sum + (h * v) / (hMax * vMax), 0);
-      return { samplesPerPixel, mcuWidth: 8 * hMax, mcuHeight: 8 * vMax };
+    if (marker < 0xc0 || marker > 0xcf || marker === 0xc4 || marker === 0xc8 || marker === 0xcc) continue;
+    const count = bytes[at + 9];
+    if (count === undefined || count === 0 || at + 10 + 3 * count > bytes.length) return undefined;
+    const factors: [number, number][] = [];
+    for (let i = 0; i < count; i++) {
+      const hv = bytes[at + 11 + 3 * i] as number;
+      factors.push([hv >> 4, hv & 0x0f]);
     }
-    at += 2 + length;
+    if (factors.some(([h, v]) => h < 1 || h > 4 || v < 1 || v > 4)) return undefined;
+    const hMax = Math.max(...factors.map(([h]) => h));
+    const vMax = Math.max(...factors.map(([, v]) => v));
+    const samplesPerPixel = factors.reduce((sum, [h, v]) => sum + (h * v) / (hMax * vMax), 0);
+    return { samplesPerPixel, mcuWidth: 8 * hMax, mcuHeight: 8 * vMax };
   }
   return undefined;
 }
