@@ -23,7 +23,12 @@ import type { EgressProxy } from '../config.ts';
 type ProxyEnv = { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY?: string };
 
 // gcp-metadata also asks the name with its trailing dot; fd20:ce::254 is the IPv6 address.
-export const METADATA_HOSTS = ['metadata.google.internal', 'metadata.google.internal.', 'metadata', '169.254.169.254', 'fd20:ce::254', '[fd20:ce::254]'];
+export const METADATA_HOSTS = ['metadata.google.internal', 'metadata.google.internal.', 'metadata', '169.254.169.254', 'fd20:ce::254'];
+
+/** An IPv6 address in both spellings: Node matches it bare, gaxios as URL.hostname writes it, in brackets. */
+function spellings(host: string): string[] {
+  return host.includes(':') ? [host, `[${host}]`] : [host];
+}
 
 /** True when a proxy is configured at all. */
 export function proxyConfigured(proxy: EgressProxy): boolean {
@@ -48,9 +53,8 @@ export function proxyEnv(proxy: EgressProxy, env: NodeJS.ProcessEnv = process.en
     .map((s) => s.trim())
     .filter((s) => s !== '');
   const override = metadataOverride(env);
-  // An IPv6 override in both spellings: Node matches the address bare, gaxios as URL.hostname writes it, in brackets.
-  const overrides = override === undefined ? [] : override.includes(':') ? [override, `[${override}]`] : [override];
-  const noProxy = [...new Set([...own, ...METADATA_HOSTS, ...overrides])].join(',');
+  const metadata = [...METADATA_HOSTS, ...(override === undefined ? [] : [override])].flatMap(spellings);
+  const noProxy = [...new Set([...own, ...metadata])].join(',');
   return {
     ...(proxy.httpProxy === undefined ? {} : { HTTP_PROXY: proxy.httpProxy }),
     ...(proxy.httpsProxy === undefined ? {} : { HTTPS_PROXY: proxy.httpsProxy }),

@@ -10,7 +10,7 @@ describe('the egress proxy environment (R45)', () => {
     const env = proxyEnv({ httpsProxy: 'http://proxy.corp:3128', httpProxy: undefined, noProxy: 'internal.example, .corp' }, { GCE_METADATA_HOST: '10.0.0.5:8080' });
     expect(env.HTTPS_PROXY).to.equal('http://proxy.corp:3128');
     expect(env).not.to.have.property('HTTP_PROXY');
-    expect(env.NO_PROXY?.split(',')).to.have.members(['internal.example', '.corp', ...METADATA_HOSTS, '10.0.0.5']);
+    expect(env.NO_PROXY?.split(',')).to.have.members(['internal.example', '.corp', ...METADATA_HOSTS, '[fd20:ce::254]', '10.0.0.5']);
   });
 
   it('is off without HTTPS_PROXY or HTTP_PROXY (NO_PROXY alone changes nothing)', () => {
