@@ -118,20 +118,28 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
     }
   });
 
-  it("sends a key file's token request through the proxy (here refused: 503 report_generation_unavailable)", async () => {
+  /** Vertex AI with a key file (its token requests go to oauth2.googleapis.com), started with `env`; then one report. */
+  async function reportWithKeyFile(file: string, env: Record<string, string> = {}) {
     const key = serviceAccountKey('ers-proxy-e2e', 'https://oauth2.googleapis.com/token');
-    const keyFile = join(service.home, 'service-account.json');
+    const keyFile = join(service.home, file);
     await writeFile(keyFile, key.json, { mode: 0o600 });
     const url = await start({
       GOOGLE_GENAI_USE_VERTEXAI: 'true',
       GOOGLE_CLOUD_PROJECT: 'ers-proxy-e2e',
       GOOGLE_APPLICATION_CREDENTIALS: keyFile,
       GEMINI_MODEL: 'gemini-proxy-e2e-flash',
+      ...env,
     });
+    const linesBefore = service.server!.stdoutLines.length;
     const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
       context: 'property_maintenance',
       evidence: { text: 'The lift stops between floors.' },
     });
+    return { key, res, linesBefore };
+  }
+
+  it("sends a key file's token request through the proxy (here refused: 503 report_generation_unavailable)", async () => {
+    const { key, res } = await reportWithKeyFile('service-account.json');
     expect(res.status, res.text).to.equal(503);
     expect(proxy.seen).to.deep.include({ kind: 'connect', target: 'oauth2.googleapis.com:443' });
     const everything = `${service.server!.stdoutLines.join('\n')}\n${service.server!.stderr()}`;
@@ -140,30 +148,12 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
   });
 
   it("keeps a key file's token request out of the proxy when NO_PROXY names its host, in any case (Node's matching, not gaxios's)", async () => {
-    const key = serviceAccountKey('ers-proxy-e2e', 'https://oauth2.googleapis.com/token');
-    const keyFile = join(service.home, 'service-account-no-proxy.json');
-    await writeFile(keyFile, key.json, { mode: 0o600 });
-    const url = await start({
-      GOOGLE_GENAI_USE_VERTEXAI: 'true',
-      GOOGLE_CLOUD_PROJECT: 'ers-proxy-e2e',
-      GOOGLE_APPLICATION_CREDENTIALS: keyFile,
-      GEMINI_MODEL: 'gemini-proxy-e2e-flash',
-      NO_PROXY: 'OAUTH2.GOOGLEAPIS.COM',
-    });
-    const linesBefore = service.server!.stdoutLines.length;
-    const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
-      context: 'property_maintenance',
-      evidence: { text: 'The lift stops between floors.' },
-    });
+    const { res, linesBefore } = await reportWithKeyFile('service-account-no-proxy.json', { NO_PROXY: 'OAUTH2.GOOGLEAPIS.COM' });
     // Sent directly, the token request fails (this machine reaches no outside host): a 503 for
     // the token endpoint, and the proxy was never asked for it.
     expect(res.status, res.text).to.equal(503);
-    await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
-    const failure = service
-      .server!.stdoutLines.slice(linesBefore)
-      .map((line) => JSON.parse(line) as { msg?: string; reason?: string; requestId?: string })
-      .find((line) => line.msg === 'dependency failure' && line.requestId === res.headers['x-request-id']);
-    expect(failure?.reason).to.equal('credentials_token_endpoint_unreachable');
+    const failure = await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
+    expect(failure).to.include({ requestId: res.headers['x-request-id'], reason: 'credentials_token_endpoint_unreachable' });
     expect(proxy.seen.map((seen) => seen.target)).not.to.include('oauth2.googleapis.com:443');
   });
 });

@@ -133,13 +133,10 @@ describe('Vertex AI with Application Default Credentials, end to end (R44)', fun
   });
 
   /** The reason of the request's one dependency-failure line. */
-  async function failureReason(res: { headers: Record<string, unknown> }, linesBefore: number): Promise<string | undefined> {
-    await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
-    const line = service
-      .server!.stdoutLines.slice(linesBefore)
-      .map((l) => JSON.parse(l) as { msg?: string; reason?: string; requestId?: string })
-      .find((l) => l.msg === 'dependency failure' && l.requestId === res.headers['x-request-id']);
-    return line?.reason;
+  async function failureReason(res: { headers: Record<string, unknown> }, linesBefore: number): Promise<unknown> {
+    const line = await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
+    expect(line.requestId, 'the line of that request').to.equal(res.headers['x-request-id']);
+    return line.reason;
   }
 
   it('a token request that hangs costs the request its deadline, not every later one: the next request asks afresh (R33)', async () => {

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { MIGRATIONS } from '../../src/db/migrations/index.ts';
-import { createCustomerFixture, createServerDatabase, openOrm, type CustomerFixture } from '../support/database.ts';
+import { createCustomerFixture, createServerDatabase, openOrm, queryOnce, type CustomerFixture } from '../support/database.ts';
 import { send } from '../support/http-client.ts';
 import { killInstances, startInstances, stopInstances, type Instance } from '../support/instances.ts';
 import { startPgbouncer, type PgBouncer } from '../support/pgbouncer.ts';
@@ -33,16 +33,6 @@ const post = (base: string, apiKey: string, body: unknown, headers: Record<strin
   send<{ id: string }>(base, 'POST', REPORTS_PATH, { body, headers: { 'x-api-key': apiKey, ...headers } });
 const usage = (base: string, apiKey: string) =>
   send<{ usage: { used: number; limit: number; remaining: number }[] }>(base, 'GET', '/v1/usage/current', { headers: { 'x-api-key': apiKey } });
-
-async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe('behind PgBouncer in transaction mode with stock settings (R47)', function () {
   this.timeout(240_000);
@@ -188,15 +178,15 @@ describe('behind PgBouncer in transaction mode with stock settings (R47)', funct
       try {
         const c = await customer();
         const key = `sweep-${randomUUID()}`;
-        await query(
+        await queryOnce(
           database.url,
           `insert into idempotency_record (customer_id, product, operation, idempotency_key, fingerprint, status, lease_expires_at, expires_at)
            values ($1, 'evidence_reports', 'evidence_report', $2, repeat('a', 64), 'in_progress', now() - interval '1 hour', null)`,
           [c.customerId, key],
         );
-        await waitFor(async () => (await query(database.url, 'select 1 from idempotency_record where idempotency_key = $1', [key])).length === 0, 15_000);
+        await waitFor(async () => (await queryOnce(database.url, 'select 1 from idempotency_record where idempotency_key = $1', [key])).length === 0, 15_000);
         // No session-level sweep lock is left behind on any server connection.
-        expect(await query(database.url, "select 1 from pg_locks where locktype = 'advisory' and objid = $1", [7_302_113_036 % 2 ** 32])).to.deep.equal([]);
+        expect(await queryOnce(database.url, "select 1 from pg_locks where locktype = 'advisory' and objid = $1", [7_302_113_036 % 2 ** 32])).to.deep.equal([]);
       } finally {
         await stopInstances(sweeping);
       }
@@ -212,7 +202,7 @@ describe('behind PgBouncer in transaction mode with stock settings (R47)', funct
         processes.push(...three);
         const appliers = three.filter(({ process }) => process.stdoutLines.some((line) => line.includes('"migrations applied"')));
         expect(appliers).to.have.length(1);
-        const applied = await query<{ name: string }>(empty.url, 'select name from mikro_orm_migrations order by id');
+        const applied = await queryOnce<{ name: string }>(empty.url, 'select name from mikro_orm_migrations order by id');
         expect(applied.map((row) => row.name)).to.deep.equal(MIGRATIONS.map((m) => m.name));
         for (const { url } of three) expect((await send(url, 'GET', '/readyz')).status).to.equal(200);
         expect(await stopInstances(three)).to.deep.equal([0, 0, 0]);

@@ -84,6 +84,17 @@ export async function testServerUrl(): Promise<string> {
   return process.env.TEST_PG_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 
+/** The rows of one statement on a connection of its own to `url`, closed after. */
+export async function queryOnce<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Runs fn with the URL of a new, empty database on the PostgreSQL server of testServerUrl(). */
 export async function withServerDatabase(fn: (url: string) => Promise<void>): Promise<void> {
   const database = await createServerDatabase();

@@ -1,5 +1,5 @@
-// A plain redis-server of the test's own on a free loopback port (no persistence), for what the
-// shared Redis cannot be put through: roles changed by a failover, for one.
+// A redis-server of the test's own on a free loopback port (no persistence), for what the shared
+// Redis cannot be put through: roles changed by a failover, TLS and ACL users (tls-redis.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,12 +12,9 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
-  const dir = await mkdtemp(join(tmpdir(), 'ers-redis-'));
-  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Runs redis-server with `args` until it accepts connections on `port`; its output is the error if it does not. */
+export async function startRedisServer(args: readonly string[], port: number, what: string): Promise<PrivateRedis> {
+  const child: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -26,7 +23,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   while (!(await acceptsConnections(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`redis-server did not start: ${log}`);
+      throw new Error(`${what} did not start: ${log}`);
     }
     await sleep(50);
   }
@@ -35,6 +32,19 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     async stop() {
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(3_000).then(() => child.kill('SIGKILL'))]);
+    },
+  };
+}
+
+/** A plain redis-server, nothing kept on disk. */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'ers-redis-'));
+  const redis = await startRedisServer(['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], port, 'redis-server');
+  return {
+    port,
+    async stop() {
+      await redis.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };

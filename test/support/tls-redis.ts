@@ -2,17 +2,13 @@
 // certificate signed by the test's CA, no client certificates asked for, and ACL users only:
 // the default user is off, so every command needs the user and password of the URL, and the
 // service's user may touch only its own keys with the commands the store uses.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { acceptsConnections, freePort } from './haproxy.ts';
+import { freePort } from './haproxy.ts';
+import { startRedisServer, type PrivateRedis } from './private-redis.ts';
 import type { CertificateAuthority, ServerCertificate } from './tls-certificates.ts';
 
-export interface TlsRedis {
-  readonly port: number;
-  stop(): Promise<void>;
-}
+export type TlsRedis = PrivateRedis;
 
 export async function startTlsRedis(dir: string, certificate: ServerCertificate, ca: CertificateAuthority, user: string, password: string): Promise<TlsRedis> {
   const port = await freePort();
@@ -36,24 +32,5 @@ export async function startTlsRedis(dir: string, certificate: ServerCertificate,
       '',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn('redis-server', [config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
-  while (!(await acceptsConnections(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`redis-server with TLS did not start: ${log}`);
-    }
-    await sleep(50);
-  }
-  return {
-    port,
-    async stop() {
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(3_000).then(() => child.kill('SIGKILL'))]);
-    },
-  };
+  return startRedisServer([config], port, 'redis-server with TLS');
 }

@@ -8,7 +8,7 @@ import { CREATE_REPORT_METHOD, CREATE_REPORT_PATH } from '../../../src/reports/s
 import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
 import { FakeImageFetcher } from '../../../src/images/fake-image-fetcher.ts';
 import type { ImageFetcher } from '../../../src/images/image-fetcher.ts';
-import { createSql, type Sql } from '../../../src/db/sql.ts';
+import { createSql, type Sql, type Statement } from '../../../src/db/sql.ts';
 import { PgIdempotencyStore } from '../../../src/idempotency/pg-idempotency-store.ts';
 import { PersistenceFailure } from '../../../src/db/persistence-failure.ts';
 import { rejectionOf } from '../../support/rejection.ts';
@@ -190,18 +190,26 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
     }
   });
 
-  /** The real statements, but the answer of the named ones is lost after they ran: committed, and the caller told it failed. */
-  function losingAnswersOf(real: Sql, lost: Set<string>): Sql {
-    const lose = <T>(name: string, result: T): T => {
-      if (lost.delete(name)) throw new PersistenceFailure('unavailable', { cause: new Error('Connection terminated unexpectedly') });
-      return result;
-    };
+  /** The answer a client gets when its connection is cut mid-statement. */
+  const lostAnswer = () => new PersistenceFailure('unavailable', { cause: new Error('Connection terminated unexpectedly') });
+
+  /** The real statements, each passed through `through` with its name and the way to run it. */
+  function intercepted(real: Sql, through: (name: string, run: () => Promise<unknown>) => Promise<unknown>): Sql {
     return {
-      rows: async (st, params) => lose(st.name, await real.rows(st, params)),
-      count: async (st, params) => lose(st.name, await real.count(st, params)),
+      rows: <T>(st: Statement, params: readonly unknown[]) => through(st.name, () => real.rows<T>(st, params)) as Promise<T[]>,
+      count: (st, params) => through(st.name, () => real.count(st, params)) as Promise<number>,
       query: (config) => real.query(config),
       pool: real.pool,
     };
+  }
+
+  /** The real statements, but the answer of the named ones is lost after they ran: committed, and the caller told it failed. */
+  function losingAnswersOf(real: Sql, lost: Set<string>): Sql {
+    return intercepted(real, async (name, run) => {
+      const result = await run();
+      if (lost.delete(name)) throw lostAnswer();
+      return result;
+    });
   }
 
   it('a claim whose write is answered as failed but commits later still is released once it has (R14, R33)', async () => {
@@ -210,18 +218,11 @@ describe('POST /v1/evidence/reports: release, lease takeover and retention of id
     let late: Promise<unknown> | undefined;
     // The claim's insert is reported failed at once, and reaches the database 600 ms later (a
     // statement that waited at a pooler, say): the first background releases find nothing yet.
-    const sql: Sql = {
-      rows: async (st, params) => {
-        if (st.name === 'idempotency_claim' && late === undefined) {
-          late = new Promise((resolve) => setTimeout(resolve, 600)).then(() => real.rows(st, params));
-          throw new PersistenceFailure('unavailable', { cause: new Error('Connection terminated unexpectedly') });
-        }
-        return real.rows(st, params);
-      },
-      count: (st, params) => real.count(st, params),
-      query: (config) => real.query(config),
-      pool: real.pool,
-    };
+    const sql = intercepted(real, async (name, run) => {
+      if (name !== 'idempotency_claim' || late !== undefined) return run();
+      late = new Promise((resolve) => setTimeout(resolve, 600)).then(run);
+      throw lostAnswer();
+    });
     const store = new PgIdempotencyStore({ sql, clock, leaseMs: 65_000, renewBelowMs: 60_000, settleMs: 3_000, retentionMs: 24 * HOUR });
     try {
       const owner = { customerId: client.customerId, mode: 'live' as const };

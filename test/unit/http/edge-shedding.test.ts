@@ -31,23 +31,25 @@ function fakeResponse() {
   return { res, written };
 }
 
+/** The edge in front of `handle`, as the service builds it, without telemetry or logs. */
+function edgeFor(admission: AdmissionControl, handle: (req: IncomingMessage) => Promise<void>, draining: () => boolean = () => false) {
+  return edgeListener({ handle, admission, draining, telemetry: noopTelemetry, logger: pino({ level: 'silent' }), responseTimeoutMs: 1_000 });
+}
+
+/** Work that never ends, so a started request holds its place for good (as behind a stalled database); it notes each request's URL. */
+function endlessWork(handled: string[]): (req: IncomingMessage) => Promise<void> {
+  return (req) => {
+    handled.push(String(req.url));
+    return new Promise<void>(() => {});
+  };
+}
+
 describe('the edge sheds a saturated instance at the end of the turn (R52)', () => {
   const admission = new AdmissionControl({ maxQueueMs: 1, maxConcurrency: 1 });
   after(() => admission.close());
   const handled: string[] = [];
   let draining = false;
-  const listener = edgeListener({
-    // The work never ends, so a started request holds its place for good.
-    handle: (req) => {
-      handled.push(String(req.url));
-      return new Promise<void>(() => {});
-    },
-    admission,
-    draining: () => draining,
-    telemetry: noopTelemetry,
-    logger: pino({ level: 'silent' }),
-    responseTimeoutMs: 1_000,
-  });
+  const listener = edgeFor(admission, endlessWork(handled), () => draining);
   const post = { method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage;
   const endOfThisTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -133,14 +135,7 @@ describe('the edge holds a started request\'s place until its work has ended (R5
   const admission = new AdmissionControl({ maxQueueMs: 60_000, maxConcurrency: 1 });
   after(() => admission.close());
   let finish: () => void = () => {};
-  const listener = edgeListener({
-    handle: () => new Promise<void>((resolve) => (finish = resolve)),
-    admission,
-    draining: () => false,
-    telemetry: noopTelemetry,
-    logger: pino({ level: 'silent' }),
-    responseTimeoutMs: 1_000,
-  });
+  const listener = edgeFor(admission, () => new Promise<void>((resolve) => (finish = resolve)));
 
   it('a client gone mid-work frees no place (the database steps run on); the end of the work does', async () => {
     const closers: (() => void)[] = [];
@@ -160,18 +155,7 @@ describe('the edge refuses a queued request still waiting at ADMISSION_MAX_QUEUE
   const admission = new AdmissionControl({ maxQueueMs: 1_000, maxConcurrency: 1, now: () => now, loopDelayMs: () => 0 });
   after(() => admission.close());
   const handled: string[] = [];
-  const listener = edgeListener({
-    // The first request's work never ends: every place stays held, as behind a stalled database.
-    handle: (req) => {
-      handled.push(String(req.url));
-      return new Promise<void>(() => {});
-    },
-    admission,
-    draining: () => false,
-    telemetry: noopTelemetry,
-    logger: pino({ level: 'silent' }),
-    responseTimeoutMs: 1_000,
-  });
+  const listener = edgeFor(admission, endlessWork(handled));
 
   it('answered 503 with Retry-After and the operation\'s code, and the application never runs it', async () => {
     listener({ method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage, fakeResponse().res as unknown as ServerResponse);
