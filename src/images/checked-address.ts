@@ -39,9 +39,12 @@ export interface CaresResolverOptions {
 }
 
 /**
- * Once one family has answered, how long the other may still take. A nameserver that drops
- * AAAA queries (there are such) must not cost every image the whole c-ares timeout; the
- * addresses not waited for are never used, since the socket goes to the first checked one.
+ * Once the A query has answered, how long the AAAA query may still take. A nameserver that
+ * drops AAAA queries (there are such) must not cost every image the whole c-ares timeout; the
+ * addresses not waited for are never used, since the socket goes to the first checked one,
+ * which is IPv4 whenever there is one. Only an IPv4 answer starts the grace: an IPv6 answer
+ * that came first does not cut off a slower A answer, or an IPv4-only network (many container
+ * networks) would be sent to an address it cannot reach (R22: a public image is fetched).
  */
 const OTHER_FAMILY_GRACE_MS = 250;
 
@@ -70,12 +73,14 @@ export function caresResolver(options: CaresResolverOptions = {}): HostResolver 
     const cancel = (): void => resolver.cancel();
     signal?.addEventListener('abort', cancel, { once: true });
     let grace: NodeJS.Timeout | undefined;
-    const armGrace = (answers: readonly string[]): void => {
-      if (answers.length > 0) grace ??= setTimeout(cancel, OTHER_FAMILY_GRACE_MS);
-    };
     try {
       const queries = [resolver.resolve4(hostname), resolver.resolve6(hostname)] as const;
-      for (const query of queries) query.then(armGrace, () => undefined);
+      queries[0].then(
+        (answers) => {
+          if (answers.length > 0) grace = setTimeout(cancel, OTHER_FAMILY_GRACE_MS);
+        },
+        () => undefined,
+      );
       const [v4, v6] = await Promise.allSettled(queries);
       const answers: ResolvedAddress[] = [
         ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),

@@ -3,8 +3,11 @@
 // customer's own nameserver can hold a resolver for as long as it likes.
 // - `answers`: names whose A query gets 127.0.0.1 (and whose other queries get NOERROR with no
 //   record, as a healthy nameserver would), unless `swallowAaaa` drops their AAAA queries too.
+// - `aaaa`: an IPv6 address their AAAA query gets instead of no record; `aDelayMs`: how long
+//   their A answer is held back (a nameserver whose IPv4 answer comes last).
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { parseIpv6 } from '../../src/images/ip-bytes.ts';
 
 export interface TestNameserverOptions {
   readonly host?: string;
@@ -13,6 +16,10 @@ export interface TestNameserverOptions {
   readonly answers?: readonly string[];
   /** Swallow AAAA queries even for answered names (a nameserver that drops them). */
   readonly swallowAaaa?: boolean;
+  /** The AAAA answer of answered names (16 bytes as an IPv6 address); none by default. */
+  readonly aaaa?: string;
+  /** Milliseconds the A answer of answered names is held back. */
+  readonly aDelayMs?: number;
   /** Called for every query swallowed. */
   readonly onSwallowed?: () => void;
 }
@@ -41,15 +48,20 @@ function question(query: Buffer): { name: string; type: number; end: number } | 
   return undefined;
 }
 
-/** A healthy nameserver's response: A 127.0.0.1 for an A query, no record for any other type. */
-function response(query: Buffer, q: { type: number; end: number }): Buffer {
+/**
+ * A healthy nameserver's response: A 127.0.0.1 for an A query, the `aaaa` address (if any) for an
+ * AAAA query, no record for any other type.
+ */
+function response(query: Buffer, q: { type: number; end: number }, aaaa: Buffer | undefined): Buffer {
   const header = Buffer.alloc(12);
   query.copy(header, 0, 0, 2);
   header.writeUInt16BE(0x8180, 2); // a response, recursion desired and available, NOERROR
   header.writeUInt16BE(1, 4);
-  header.writeUInt16BE(q.type === 1 ? 1 : 0, 6);
-  const record = Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 127, 0, 0, 1]);
-  return Buffer.concat([header, query.subarray(12, q.end), ...(q.type === 1 ? [record] : [])]);
+  const data = q.type === 1 ? Buffer.from([127, 0, 0, 1]) : q.type === 28 ? aaaa : undefined;
+  header.writeUInt16BE(data === undefined ? 0 : 1, 6);
+  // The answer's name points at the question's (0xc00c); class IN, TTL 60.
+  const record = data && Buffer.concat([Buffer.from([0xc0, 0x0c, 0, q.type, 0, 1, 0, 0, 0, 60, 0, data.length]), data]);
+  return Buffer.concat([header, query.subarray(12, q.end), ...(record ? [record] : [])]);
 }
 
 export async function startTestNameserver(options: TestNameserverOptions = {}): Promise<TestNameserver> {
@@ -60,11 +72,14 @@ export async function startTestNameserver(options: TestNameserverOptions = {}): 
     swallowed++;
     options.onSwallowed?.();
   };
+  const aaaa = options.aaaa === undefined ? undefined : (parseIpv6(options.aaaa) ?? undefined);
   const held = new Set<Socket>();
   const onQuery = (udp: UdpSocket) => (query: Buffer, from: { port: number; address: string }) => {
     const q = question(query);
     if (q !== undefined && answered.has(q.name) && !(options.swallowAaaa && q.type === 28)) {
-      udp.send(response(query, q), from.port, from.address);
+      const send = () => udp.send(response(query, q, aaaa), from.port, from.address);
+      if (q.type === 1 && options.aDelayMs) setTimeout(send, options.aDelayMs);
+      else send();
       return;
     }
     swallow();

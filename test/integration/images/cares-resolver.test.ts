@@ -1,7 +1,8 @@
 // R50: the image fetcher's resolver (c-ares, dns.promises.Resolver) against a real nameserver
 // on loopback that answers some names and swallows every other query. A silent nameserver costs
 // a resolution its deadline and no more (the queries are cancelled, not left running); a name
-// whose AAAA queries are dropped still resolves from its A answer within a short grace; the
+// whose AAAA queries are dropped still resolves from its A answer within a short grace, and one
+// whose A answer comes after its AAAA answer still gets its IPv4 address (the one used); the
 // whole fetcher turns a silent nameserver into 503 (timeout) within the image deadline.
 import { expect } from 'chai';
 import { caresResolver } from '../../../src/images/index.ts';
@@ -15,13 +16,16 @@ describe('c-ares resolver of image hosts (R50)', function () {
   this.timeout(20_000);
   let nameserver: TestNameserver;
   let dropsAaaa: TestNameserver;
+  let slowA: TestNameserver;
   before(async () => {
     nameserver = await startTestNameserver({ answers: ['good.test'] });
     dropsAaaa = await startTestNameserver({ answers: ['good.test'], swallowAaaa: true });
+    slowA = await startTestNameserver({ answers: ['good.test'], aaaa: '2001:db8::1', aDelayMs: 600 });
   });
   after(async () => {
     await nameserver?.close();
     await dropsAaaa?.close();
+    await slowA?.close();
   });
 
   it('answers a name the nameserver answers', async () => {
@@ -57,6 +61,16 @@ describe('c-ares resolver of image hosts (R50)', function () {
     const started = performance.now();
     expect(await resolve('good.test')).to.deep.equal([{ address: '127.0.0.1', family: 4 }]);
     expect(performance.now() - started).to.be.below(1_000);
+  });
+
+  it('an A answer later than the AAAA answer is waited for: IPv4 comes first and is the address used', async () => {
+    // The socket goes to the first answer; an IPv6 answer alone would send an IPv4-only host's
+    // fetch to a family it cannot reach (R22: a public image is fetched).
+    const resolve = caresResolver({ servers: [`127.0.0.1:${slowA.port}`], timeoutMs: 5_000, tries: 2 });
+    expect(await resolve('good.test')).to.deep.equal([
+      { address: '127.0.0.1', family: 4 },
+      { address: '2001:db8::1', family: 6 },
+    ]);
   });
 
   it('through the fetcher: a silent nameserver is 503 timeout within the image deadline, an answered name is fetched', async () => {
