@@ -65,16 +65,12 @@ export class HttpImageFetcher implements ImageFetcher {
     this.#tlsCa = options.tlsCa;
   }
 
+  check(urls: readonly string[]): void {
+    this.#checkedTargets(urls);
+  }
+
   async fetch<T = FetchedImage>(urls: readonly string[], signal?: AbortSignal, options: FetchOptions<T> = {}): Promise<T[]> {
-    // Every URL is checked before any network work, so a bad URL anywhere in the
-    // request is reported at its own (lowest) index and nothing is fetched.
-    const targets = urls.map((url, index) => {
-      try {
-        return this.#checkedTarget(toImageTarget(url));
-      } catch (error) {
-        throw toFetchError(error, index);
-      }
-    });
+    const targets = this.#checkedTargets(urls);
     if (signal?.aborted) throw unavailable('aborted').at(0);
 
     const batch = new AbortController();
@@ -110,6 +106,20 @@ export class HttpImageFetcher implements ImageFetcher {
     }
     if (first !== undefined) throw first;
     return results;
+  }
+
+  /**
+   * Every URL is checked before any network work, so a bad URL anywhere in the request is
+   * reported at its own (lowest) index and nothing is fetched.
+   */
+  #checkedTargets(urls: readonly string[]): ImageTarget[] {
+    return urls.map((url, index) => {
+      try {
+        return this.#checkedTarget(toImageTarget(url));
+      } catch (error) {
+        throw toFetchError(error, index);
+      }
+    });
   }
 
   /**

@@ -45,6 +45,9 @@ export class ImageBoundary {
    */
   async acquire(urls: readonly string[], signal?: AbortSignal): Promise<ImageSet> {
     if (urls.length === 0) return ImageSet.empty();
+    // What needs no network is judged first: an unsafe URL is 422 (R23) even when the queue is
+    // full, and at its own index.
+    this.#fetcher.check?.(urls);
     // Room for every image of the request in the normalization queue, decided before any is
     // fetched: under overload the request is refused at once, without downloading a byte (R38).
     using admission = this.#admit(urls.length);

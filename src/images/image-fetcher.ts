@@ -38,6 +38,13 @@ export function keepAsFetched<T>(image: FetchedImage): Promise<T> {
 
 export interface ImageFetcher {
   /**
+   * The checks that need no network (a URL's form, an address literal, a port), on every URL:
+   * throws ImageFetchError for the first that fails, at its index. The boundary runs them
+   * before it asks for room, so an unsafe URL is refused as such (R23: 422), not as a busy
+   * service, whatever the load.
+   */
+  check?(urls: readonly string[]): void;
+  /**
    * Fetches every URL or throws ImageFetchError for the first one that fails. The result is in
    * the order of `urls`: the images, or what `options.process` made of them.
    */

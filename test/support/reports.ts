@@ -127,6 +127,9 @@ export class SwappableImageFetcher implements ImageFetcher {
   constructor(initial: ImageFetcher) {
     this.current = initial;
   }
+  check(urls: readonly string[]): void {
+    this.current.check?.(urls);
+  }
   fetch<T = FetchedImage>(urls: readonly string[], signal?: AbortSignal, options?: FetchOptions<T>): Promise<T[]> {
     return this.current.fetch(urls, signal, options);
   }

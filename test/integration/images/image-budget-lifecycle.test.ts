@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { GeminiReportGenerator } from '../../../src/generation/gemini-generator.ts';
 import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
-import { ByteBudget, BudgetLease, FakeImageFetcher, ImageBoundary, ImageFetchError, SharpImageNormalizer } from '../../../src/images/index.ts';
+import { ByteBudget, BudgetLease, FakeImageFetcher, HttpImageFetcher, ImageBoundary, ImageFetchError, SharpImageNormalizer } from '../../../src/images/index.ts';
 import type { ImageNormalizer } from '../../../src/images/index.ts';
 import { ApiError } from '../../../src/errors/catalogue.ts';
 import { UseCaseHarness } from '../../support/unit/use-case.ts';
@@ -102,6 +102,22 @@ describe('image budget: every copy counted, one owner, released exactly once (R3
     using images = await boundary.acquire(URLS);
     expect(images.accepted).to.have.length(2);
     expect(small.load.admitted, 'the places of a done request are free again').to.equal(0);
+  });
+
+  it('a full queue does not hide an unsafe URL: it is refused as such (422) at its own index, before room is asked (R23)', async () => {
+    const budget = new ByteBudget(64 * 1024 * 1024);
+    const small = new SharpImageNormalizer({ maxDimension: 256, maxPixels: 40_000_000, concurrency: 1, maxWaiting: 2 });
+    const hardened = new HttpImageFetcher({ maxBytes: 1024 * 1024, timeoutMs: 1_000, maxRedirects: 0, budget });
+    const boundary = new ImageBoundary({ fetcher: hardened, normalizer: small, budget });
+    using held = small.admit(2);
+    expect(held, 'the queue is full').not.to.equal(undefined);
+    const unsafe = ['https://img.example/a.jpg', 'http://169.254.169.254/latest/meta-data/'];
+    expect(await boundary.acquire(unsafe).catch((e: unknown) => e)).to.include({ kind: 'rejected', reason: 'blocked_address', imageIndex: 1 });
+    const badPort = ['https://img.example:8443/a.jpg'];
+    expect(await boundary.acquire(badPort).catch((e: unknown) => e)).to.include({ kind: 'rejected', reason: 'bad_port', imageIndex: 0 });
+    // A URL that only the network can judge still waits for room: the full queue answers.
+    expect(await boundary.acquire(URLS).catch((e: unknown) => e)).to.include({ kind: 'unavailable', reason: 'normalizer_busy' });
+    expect(budget.used).to.equal(0);
   });
 
   describe('through steps 7 and 8 of the use case', () => {
