@@ -5,7 +5,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { GENERATION_OUTCOMES, type GenerationOutcome, type ImageOutcome, type Operation } from './label-values.ts';
 import { STEP_LABELS, type StepLabel } from './step-labels.ts';
-import { MODES, type Mode } from '../accounts/mode.ts';
+import type { Mode } from '../accounts/mode.ts';
 import { REJECTED_REASONS, UNAVAILABLE_REASONS } from '../images/image-fetch-error.ts';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, type GenerationObserver, type GenerationTokens } from '../generation/report-generator.ts';
 import { ADMISSION_REJECTIONS, type AdmissionRejection } from './telemetry.ts';
@@ -49,12 +49,14 @@ const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_req
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'operation' | 'status' | 'code' | 'mode'>;
+  readonly #requests: Counter<'operation' | 'status' | 'code'>;
+  readonly #testModeRequests: Counter<'operation' | 'status' | 'code'>;
   readonly #requestSeconds: Histogram<'operation'>;
   readonly #stepSeconds: Histogram<'step'>;
   readonly #generationSeconds: Histogram<'generator' | 'outcome'>;
   readonly #imageFetches: Counter<'outcome' | 'reason'>;
-  readonly #reportsCreated: Counter<'mode'>;
+  readonly #reportsCreated: Counter;
+  readonly #testModeReportsCreated: Counter;
   readonly #generatorAttempts: Counter<'model' | 'outcome'>;
   readonly #generatorTokens: Counter<'model' | 'kind'>;
   readonly #admissionRejections: Counter<'reason'>;
@@ -69,10 +71,20 @@ export class ServiceMetrics {
     // prom-client's defaults, less three gauges named like counters, which `promtool check
     // metrics` refuses; the same counts stay available by type (nodejs_active_handles{type} ...).
     for (const name of LINT_FAILING_DEFAULTS) this.registry.removeSingleMetric(name);
+    // R53: a test key's traffic is counted apart, as its ledger is kept apart. The names of
+    // operator-interface.md keep exactly their labels (R40: dashboards and alert rules depend on
+    // them) and count live traffic, so an integrator's CI that makes 5xx answers on purpose with
+    // error triggers neither pages anyone nor moves the live figures.
     this.#requests = new Counter({
       name: 'ers_http_requests_total',
-      help: 'API requests answered, by operationId (or other), HTTP status, error code (or none) and key mode (live or test, R53).',
-      labelNames: ['operation', 'status', 'code', 'mode'],
+      help: 'API requests answered, by operationId (or other), HTTP status and error code (or none); test-mode keys are counted in ers_test_mode_requests_total (R53).',
+      labelNames: ['operation', 'status', 'code'],
+      registers,
+    });
+    this.#testModeRequests = new Counter({
+      name: 'ers_test_mode_requests_total',
+      help: 'API requests made with a test-mode key (R53), by operationId, HTTP status and error code (or none).',
+      labelNames: ['operation', 'status', 'code'],
       registers,
     });
     this.#requestSeconds = new Histogram({
@@ -104,8 +116,12 @@ export class ServiceMetrics {
     });
     this.#reportsCreated = new Counter({
       name: 'ers_reports_created_total',
-      help: 'Reports stored, each with its usage unit (steps 9-10 committed, R15), by key mode (live or test, R53).',
-      labelNames: ['mode'],
+      help: 'Live reports stored, each with its usage unit (steps 9-10 committed, R15); test-mode ones are in ers_test_mode_reports_created_total (R53).',
+      registers,
+    });
+    this.#testModeReportsCreated = new Counter({
+      name: 'ers_test_mode_reports_created_total',
+      help: 'Test-mode reports stored, each with its unit on the test ledger (R53).',
       registers,
     });
     this.#generatorAttempts = new Counter({
@@ -177,7 +193,6 @@ export class ServiceMetrics {
   #zero(): void {
     for (const step of STEP_LABELS) this.#stepSeconds.zero({ step });
     for (const outcome of GENERATION_OUTCOMES) this.#generationSeconds.zero({ generator: this.#generator, outcome });
-    for (const mode of MODES) this.#reportsCreated.inc({ mode }, 0);
     this.#imageFetches.inc({ outcome: 'accepted', reason: 'none' }, 0);
     for (const reason of REJECTED_REASONS) this.#imageFetches.inc({ outcome: 'rejected', reason }, 0);
     for (const reason of UNAVAILABLE_REASONS) this.#imageFetches.inc({ outcome: 'unavailable', reason }, 0);
@@ -200,7 +215,7 @@ export class ServiceMetrics {
   });
 
   request(operation: Operation, status: string, code: string, mode: Mode, seconds: number): void {
-    this.#requests.inc({ operation, status, code, mode });
+    (mode === 'test' ? this.#testModeRequests : this.#requests).inc({ operation, status, code });
     this.#requestSeconds.observe({ operation }, seconds);
   }
 
@@ -218,7 +233,7 @@ export class ServiceMetrics {
   }
 
   reportCreated(mode: Mode): void {
-    this.#reportsCreated.inc({ mode });
+    (mode === 'test' ? this.#testModeReportsCreated : this.#reportsCreated).inc();
   }
 
   admissionRejected(reason: AdmissionRejection): void {

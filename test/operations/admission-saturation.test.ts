@@ -87,7 +87,7 @@ describe('a saturated instance sheds API requests before authentication (R52)', 
     expect(metrics.status).to.equal(200);
     expect((metrics.samples.get(SATURATED) ?? 0) - saturatedBefore, 'ers_admission_rejections_total{reason="saturated"}').to.equal(14);
     // Counted as refusals only, never as 503s of the application (which the fail-closed alerts read).
-    expect(metrics.samples.get(seriesKey('ers_http_requests_total', { operation: 'getCurrentUsage', status: '503', code: 'current_usage_unavailable', mode: 'live' }))).to.equal(undefined);
+    expect(metrics.samples.get(seriesKey('ers_http_requests_total', { operation: 'getCurrentUsage', status: '503', code: 'current_usage_unavailable' }))).to.equal(undefined);
 
     for (const answer of await Promise.all(held)) expect(answer.status).to.equal(201);
     expect(await customerTotals(app.client.customerId)).to.deep.equal({ reports: 2, units: 2, claims: 0 });

@@ -43,13 +43,13 @@ describe('metrics count exactly what was sent, through every outcome class (R40)
   function counted(res: TestResponse, status: number, code: string, operation: string, steps: StepLabel[]): void {
     expect(res.status, res.text).to.equal(status);
     if (code !== 'none') expect((res.body as { error: { code: string } }).error.code).to.equal(code);
-    add(seriesKey('ers_http_requests_total', { operation, status: String(status), code, mode: 'live' }));
+    add(seriesKey('ers_http_requests_total', { operation, status: String(status), code }));
     add(seriesKey('ers_http_request_duration_seconds_count', { operation }));
     for (const step of steps) add(seriesKey('ers_pipeline_step_duration_seconds_count', { step }));
   }
   const generation = (outcome: string) => add(seriesKey('ers_report_generation_duration_seconds_count', { generator: 'gemini', outcome }));
   const images = (outcome: string, reason: string, n: number) => add(seriesKey('ers_image_fetches_total', { outcome, reason }), n);
-  const created = () => add(seriesKey('ers_reports_created_total', { mode: 'live' }));
+  const created = () => add('ers_reports_created_total');
   // R42, R43: the service runs the default GEMINI_MODEL, a primary and a fallback.
   const [PRIMARY, FALLBACK] = DEFAULT_GEMINI_MODELS as [string, string];
   const attempt = (model: string, outcome: string) => add(seriesKey('ers_generator_attempts_total', { model, outcome }));

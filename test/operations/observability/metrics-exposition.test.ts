@@ -24,7 +24,6 @@ function specMetrics(): SpecMetric[] {
   const rows = [...section.matchAll(/^\| `(ers_[a-z_]+)` \| (\w+) \| (.+) \|$/gm)];
   const ticked = (text: string): string[] => [...text.matchAll(/`([a-z0-9_]+)`/g)].map((m) => m[1] as string);
   return rows.map(([, name, type, labelText]) => {
-    const labelled = MODE_LABELLED.has(name as string);
     const text = labelText as string;
     const values: Record<string, string[]> = {};
     const labels: string[] = [];
@@ -41,17 +40,9 @@ function specMetrics(): SpecMetric[] {
         if (listed.length > 1) values[label as string] = listed;
       }
     }
-    if (labelled) {
-      labels.push('mode');
-      values.mode = MODES;
-    }
     return { name: name as string, type: type as string, labels, values };
   });
 }
-
-/** R53: these two also carry `mode` (live or test), so that test-mode traffic is told apart. */
-const MODE_LABELLED = new Set(['ers_http_requests_total', 'ers_reports_created_total']);
-const MODES = ['live', 'test'];
 
 /** The label names of every sample of one family (histograms: its _bucket, _sum and _count). */
 function labelSets(scraped: Scrape, metric: SpecMetric): string[][] {
@@ -117,9 +108,9 @@ describe('the metrics exposition (R40, operator interface "Metrics")', function 
   it('http request labels: operation is an operationId or other; code a catalogue code or none', () => {
     const requests = [...scraped.samples.keys()].filter((k) => k.startsWith('ers_http_requests_total{'));
     expect(requests).to.include.members([
-      'ers_http_requests_total{code="none",mode="live",operation="createEvidenceReport",status="201"}',
-      'ers_http_requests_total{code="none",mode="live",operation="getCurrentUsage",status="200"}',
-      'ers_http_requests_total{code="none",mode="live",operation="other",status="200"}',
+      'ers_http_requests_total{code="none",operation="createEvidenceReport",status="201"}',
+      'ers_http_requests_total{code="none",operation="getCurrentUsage",status="200"}',
+      'ers_http_requests_total{code="none",operation="other",status="200"}',
     ]);
   });
 

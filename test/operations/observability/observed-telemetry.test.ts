@@ -92,8 +92,8 @@ describe('ObservedTelemetry: steps, spans and counts (R40, R41)', () => {
     const persist = tracing.spans.filter((s) => s.name === 'ers.step.9_10_persist');
     expect(persist.map((s) => s.ended?.errorType)).to.deep.equal(['evidence_report_write_failed', undefined]);
     const exposition = parseExposition(await metrics.exposition());
-    expect(exposition.get('ers_reports_created_total{mode="live"}')).to.equal(1);
-    expect(exposition.get('ers_reports_created_total{mode="test"}')).to.equal(0);
+    expect(exposition.get('ers_reports_created_total')).to.equal(1);
+    expect(exposition.get('ers_test_mode_reports_created_total')).to.equal(0);
   });
 
   it('requests outside the API are counted, not traced; hooks outside a request only run the work', async () => {
