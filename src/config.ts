@@ -50,17 +50,33 @@ interface Variable<T> {
   readonly read: (raw: string | undefined, reject: (expected?: string) => never) => T;
 }
 
+/**
+ * Decimal digits only (spaces around them forgiven). Ajv's coercion alone would read " " as 0
+ * and "0x10" or "1e3" as numbers; where 0 turns a bound off (MAX_IN_FLIGHT_PER_CUSTOMER,
+ * ADMISSION_MAX_QUEUE_MS) a stray space must stop the start instead.
+ */
+const DECIMAL = /^\s*\d+\s*$/;
+
 function int(env: string, min: number, max: number, def: number): Variable<number>;
 function int(env: string, min: number, max: number): Variable<number | undefined>;
 function int(env: string, min: number, max: number, def?: number): Variable<number | undefined> {
-  return { env, schema: { type: 'integer', minimum: min, maximum: max }, expected: `an integer from ${min} to ${max}`, read: (raw) => (raw === undefined ? def : Number(raw)) };
+  return {
+    env,
+    schema: { type: 'integer', minimum: min, maximum: max },
+    expected: `an integer from ${min} to ${max}`,
+    read: (raw, reject) => {
+      if (raw === undefined) return def;
+      if (!DECIMAL.test(raw)) reject();
+      return Number(raw);
+    },
+  };
 }
 
-function text(env: string, options: { def: string; pattern?: string }): Variable<string>;
-function text(env: string, options?: { pattern?: string }): Variable<string | undefined>;
-function text(env: string, options: { def?: string; pattern?: string } = {}): Variable<string | undefined> {
+function text(env: string, options: { def: string; pattern?: string; expected?: string }): Variable<string>;
+function text(env: string, options?: { pattern?: string; expected?: string }): Variable<string | undefined>;
+function text(env: string, options: { def?: string; pattern?: string; expected?: string } = {}): Variable<string | undefined> {
   const schema = options.pattern === undefined ? { type: 'string' } : { type: 'string', pattern: options.pattern };
-  return { env, schema, expected: 'a non-blank value', read: (raw) => raw ?? options.def };
+  return { env, schema, expected: options.expected ?? 'a non-blank value', read: (raw) => raw ?? options.def };
 }
 
 function oneOf<const V extends string>(env: string, values: readonly V[], def: V): Variable<V>;
@@ -103,7 +119,7 @@ const items = (raw: string | undefined): string[] =>
 
 const VARIABLES = {
   port: int('PORT', 0, 65535, 8080),
-  host: text('HOST', { def: '127.0.0.1', pattern: '^\\S+$' }),
+  host: text('HOST', { def: '127.0.0.1', pattern: '^\\S+$', expected: 'a host name or address without spaces' }),
   /** Unset means the embedded database (R3). */
   databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
   /** R47: the session-level connection for migrations and locks; unset means DATABASE_URL. */
@@ -113,7 +129,7 @@ const VARIABLES = {
   dataDir: text('DATA_DIR', { def: './.data', pattern: '\\S' }),
   /** Unset: `gemini` with a Gemini credential (R44), else `offline` (loadConfig decides). */
   reportGenerator: oneOf('REPORT_GENERATOR', ['offline', 'gemini']),
-  geminiApiKey: text('GEMINI_API_KEY', { pattern: '^\\S+$' }),
+  geminiApiKey: text('GEMINI_API_KEY', { pattern: '^\\S+$', expected: 'a key without spaces' }),
   /** R42: the models tried in order, the primary first (comma-separated). */
   geminiModels: parsed(
     'GEMINI_MODEL',
@@ -141,8 +157,8 @@ const VARIABLES = {
   geminiMaxOutputTokens: int('GEMINI_MAX_OUTPUT_TOKENS', 256, 1_000_000, DEFAULT_GEMINI_MAX_OUTPUT_TOKENS),
   /** R44: Vertex AI with Application Default Credentials instead of the Developer API. */
   vertexAi: parsed('GOOGLE_GENAI_USE_VERTEXAI', 'one of true, false, 1, 0, TRUE, FALSE, True, False', (raw) => ['true', '1'].includes(raw?.toLowerCase() ?? 'false'), '^(true|false|1|0|TRUE|FALSE|True|False)$'),
-  googleCloudProject: text('GOOGLE_CLOUD_PROJECT', { pattern: '^[a-z][a-z0-9:.-]*[a-z0-9]$' }),
-  googleCloudLocation: text('GOOGLE_CLOUD_LOCATION', { def: 'global', pattern: '^[a-z][a-z0-9-]*$' }),
+  googleCloudProject: text('GOOGLE_CLOUD_PROJECT', { pattern: '^[a-z][a-z0-9:.-]*[a-z0-9]$', expected: 'a Google Cloud project id such as my-project-123' }),
+  googleCloudLocation: text('GOOGLE_CLOUD_LOCATION', { def: 'global', pattern: '^[a-z][a-z0-9-]*$', expected: 'a Google Cloud location such as global or europe-west4' }),
   generatorTimeoutMs: int('GENERATOR_TIMEOUT_MS', 100, 600_000, 30_000),
   /** Bench only: the offline generator waits this long before answering, as a model would. */
   offlineGeneratorDelayMs: int('OFFLINE_GENERATOR_DELAY_MS', 0, 600_000, 0),
@@ -216,7 +232,7 @@ const VARIABLES = {
   admissionMaxConcurrency: int('ADMISSION_MAX_CONCURRENCY', 1, 1_000_000, 1_024),
   /** R40: the Prometheus listener; unset means no listener. */
   metricsPort: int('METRICS_PORT', 0, 65535),
-  metricsHost: text('METRICS_HOST', { def: '127.0.0.1', pattern: '^\\S+$' }),
+  metricsHost: text('METRICS_HOST', { def: '127.0.0.1', pattern: '^\\S+$', expected: 'a host name or address without spaces' }),
   /** R41: OTLP/HTTP endpoint; unset means nothing is exported (and nothing is loaded). */
   otelExporterOtlpEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
   logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),

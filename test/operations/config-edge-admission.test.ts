@@ -33,6 +33,24 @@ describe('edge bounds and admission control variables (R51, R52)', () => {
     expect(loadConfig({ ADMISSION_MAX_QUEUE_MS: '0' }).admissionMaxQueueMs).to.equal(0);
   });
 
+  // A value that is only whitespace, or a number in another spelling (Ajv's coercion reads " " as
+  // 0 and "0x50" as 80): where 0 turns a bound off, a stray space must not do it silently.
+  for (const variable of ['PORT', 'METRICS_PORT', 'MAX_IN_FLIGHT_PER_CUSTOMER', 'ADMISSION_MAX_QUEUE_MS', 'IMAGE_MAX_REDIRECTS', 'SHUTDOWN_DRAIN_MS']) {
+    for (const value of [' ', '\t', '\n', '0x10', '1e3', '+5', '5.0']) {
+      it(`${variable}=${JSON.stringify(value)} is refused, not read as a number`, () => {
+        expect(() => loadConfig({ [variable]: value }))
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.includes(variable);
+      });
+    }
+  }
+
+  it('decimal digits, with stray spaces around them, are read as they are', () => {
+    expect(loadConfig({ MAX_IN_FLIGHT_PER_CUSTOMER: ' 4 ' }).maxInFlightPerCustomer).to.equal(4);
+    expect(loadConfig({ ADMISSION_MAX_QUEUE_MS: '0500' }).admissionMaxQueueMs).to.equal(500);
+  });
+
   for (const [variable, env] of BAD) {
     it(`${JSON.stringify(env)} is refused with one line naming ${variable}`, () => {
       expect(() => loadConfig(env))

@@ -40,6 +40,11 @@ describe('the generator variables (R42-R45, operator-interface.md)', () => {
     });
   }
 
+  it('a value that breaks its pattern is told what was expected, not "non-blank"', () => {
+    expect(() => loadConfig({ GOOGLE_CLOUD_PROJECT: 'Not A Project' })).to.throw(ConfigError, 'Invalid GOOGLE_CLOUD_PROJECT: expected a Google Cloud project id such as my-project-123.');
+    expect(() => loadConfig({ GOOGLE_CLOUD_LOCATION: 'europe west4' })).to.throw(ConfigError, 'Invalid GOOGLE_CLOUD_LOCATION: expected a Google Cloud location such as global or europe-west4.');
+  });
+
   it('defaults: two current models, no temperature, thinking level low, an output bound, the Developer API, no proxy', () => {
     const config = loadConfig({});
     expect(config.geminiModels).to.deep.equal(DEFAULT_GEMINI_MODELS);
