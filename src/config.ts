@@ -27,6 +27,16 @@ export class ConfigError extends Error {
  */
 export const DEFAULT_GEMINI_MODELS = Object.freeze(['gemini-3.8-flash', 'gemini-3.7-flash']);
 /**
+ * R43: the thinking levels follow the model family, and not every family takes all four.
+ * Gemini 3.7 and 3.8 Flash (not their Flash-Lite) refuse `minimal` with 400 ("'minimal' is not
+ * a supported thinking level for this model. Allowed values are: medium, low, high.", the API's
+ * answer quoted in fishjar/kiss-translator#1048; Google's thinking-level table marks it "Not
+ * supported (error)", as quoted in can1357/oh-my-pi#10543; BerriAI/litellm-docs#1505). Flash up
+ * to 3.6 and Flash-Lite take it. A refused level would fail every request (a 400 does not fall
+ * through to the next model, R42), so it stops the start instead. Other names are not judged.
+ */
+const REFUSES_MINIMAL_THINKING = /^gemini-3\.[78]-flash(?!-lite)(?:-|$)/;
+/**
  * R43: a report is a few hundred output tokens; at the default thinking level (low) the
  * thoughts add a few hundred more. 8192 is several times that, so only a runaway answer (a
  * loop) reaches it, and it is cut there instead of at the model's own much larger limit.
@@ -302,6 +312,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const reportGenerator: GeneratorKind = values.reportGenerator ?? (geminiApiKey || vertexAi ? 'gemini' : 'offline');
   if (reportGenerator === 'gemini' && !vertexAi && !geminiApiKey) {
     failOn(VARIABLES.geminiApiKey, 'a Gemini API key when REPORT_GENERATOR=gemini (or GOOGLE_GENAI_USE_VERTEXAI=true)');
+  }
+  if (reportGenerator === 'gemini' && values.geminiThinkingLevel === 'minimal') {
+    const refusing = values.geminiModels.find((model) => REFUSES_MINIMAL_THINKING.test(model));
+    if (refusing !== undefined) {
+      failOn(VARIABLES.geminiThinkingLevel, `low, medium or high: model ${refusing} of GEMINI_MODEL refuses minimal (400 INVALID_ARGUMENT); or list only models that take it (Flash-Lite)`);
+    }
   }
   if (values.rateLimitStore === 'redis' && !values.redisUrl) failOn(VARIABLES.redisUrl, 'a redis:// URL when RATE_LIMIT_STORE=redis');
   // R48: a private CA for Redis means TLS was meant; with redis:// the password and the commands

@@ -40,6 +40,16 @@ describe('the generator variables (R42-R45, operator-interface.md)', () => {
     });
   }
 
+  it('minimal thinking with a model that refuses it stops the start (R43: 3.7 and 3.8 Flash answer it 400)', () => {
+    const gemini = { REPORT_GENERATOR: 'gemini', GEMINI_API_KEY: 'AIza-test', GEMINI_THINKING_LEVEL: 'minimal' };
+    expect(() => loadConfig(gemini)).to.throw(ConfigError, /^Invalid GEMINI_THINKING_LEVEL: expected low, medium or high: model gemini-3\.8-flash of GEMINI_MODEL refuses minimal/);
+    expect(() => loadConfig({ ...gemini, GEMINI_MODEL: 'gemini-3.5-flash-lite,gemini-3.7-flash-preview-09-2026' })).to.throw(ConfigError, /model gemini-3\.7-flash-preview-09-2026 /);
+    // Models that take it, and the offline generator (which has no thinking level), start.
+    expect(loadConfig({ ...gemini, GEMINI_MODEL: 'gemini-3.8-flash-lite,gemini-3.6-flash' }).geminiThinkingLevel).to.equal('minimal');
+    expect(loadConfig({ GEMINI_THINKING_LEVEL: 'minimal' }).reportGenerator).to.equal('offline');
+    expect(loadConfig({ ...gemini, GEMINI_THINKING_LEVEL: 'low' }).geminiModels).to.deep.equal(DEFAULT_GEMINI_MODELS);
+  });
+
   it('a value that breaks its pattern is told what was expected, not "non-blank"', () => {
     expect(() => loadConfig({ GOOGLE_CLOUD_PROJECT: 'Not A Project' })).to.throw(ConfigError, 'Invalid GOOGLE_CLOUD_PROJECT: expected a Google Cloud project id such as my-project-123.');
     expect(() => loadConfig({ GOOGLE_CLOUD_LOCATION: 'europe west4' })).to.throw(ConfigError, 'Invalid GOOGLE_CLOUD_LOCATION: expected a Google Cloud location such as global or europe-west4.');

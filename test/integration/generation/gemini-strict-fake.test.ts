@@ -141,4 +141,22 @@ describe('every setting combination the service can send passes the strict check
     }
     expect(count).to.equal(temperatures.length * levels.length * bounds.length * imageSets.length * apis.length);
   });
+
+  it('the default models refuse minimal thinking as the real ones do (R43), so the start refuses that pairing', async () => {
+    for (const [model, refused] of [
+      ['gemini-3.8-flash', true],
+      ['gemini-3.7-flash', true],
+      ['gemini-3.8-flash-lite', false],
+      ['gemini-3.6-flash', false],
+    ] as const) {
+      fake.reset();
+      const generator = new GeminiReportGenerator({ apiKey: TEST_API_KEY, models: [model], baseUrl: fake.baseUrl, timeoutMs: 3_000, responseSchema: geminiResponseSchema(await contractDocument()), thinkingLevel: 'minimal' });
+      const outcome = await generator.generate(input()).then(
+        () => 'ok',
+        (error: unknown) => (error as { kind?: string }).kind,
+      );
+      expect(outcome, model).to.equal(refused ? 'failed' : 'ok');
+      expect(fake.refused.map((r) => r.message), model).to.deep.equal(refused ? ["'minimal' is not a supported thinking level for this model. Allowed values are: medium, low, high."] : []);
+    }
+  });
 });

@@ -240,6 +240,19 @@ function outputBoundProblem(body: unknown): string | undefined {
   return `Unable to submit request because it has a maxOutputTokens value of ${bound} but the supported range is from 1 (inclusive) to ${OUTPUT_TOKEN_LIMIT + 1} (exclusive). Update the value and try again.`;
 }
 
+/**
+ * Gemini 3.7 and 3.8 Flash (not Flash-Lite) refuse the MINIMAL thinking level with 400
+ * INVALID_ARGUMENT, in these words (the API's answer quoted in fishjar/kiss-translator#1048).
+ */
+const MINIMAL_REFUSED_BY = ['gemini-3.7-flash', 'gemini-3.8-flash'];
+
+function thinkingLevelProblem(model: string, body: unknown): string | undefined {
+  const level = (body as { generationConfig?: { thinkingConfig?: { thinkingLevel?: unknown } } }).generationConfig?.thinkingConfig?.thinkingLevel;
+  if (level !== 'MINIMAL') return undefined;
+  const refuses = MINIMAL_REFUSED_BY.some((family) => (model === family || model.startsWith(`${family}-`)) && !model.startsWith(`${family}-lite`));
+  return refuses ? "'minimal' is not a supported thinking level for this model. Allowed values are: medium, low, high." : undefined;
+}
+
 export interface FakeGeminiOptions {
   /** Serve HTTPS with this certificate (for the proxy's CONNECT path). */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
@@ -310,7 +323,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       }
       if (retired.has(model)) return send(res, modelNotFoundAnswer(model));
       if (call === 'get') return send(res, lookupAnswer ?? { body: modelResource(api, model) });
-      const problem = checkGenerateContentRequest(body, api) ?? outputBoundProblem(body);
+      const problem = checkGenerateContentRequest(body, api) ?? outputBoundProblem(body) ?? thinkingLevelProblem(model, body);
       if (problem !== undefined) {
         refused.push({ request, message: problem });
         return send(res, { status: 400, body: { error: { code: 400, message: problem, status: 'INVALID_ARGUMENT' } } });
