@@ -2,7 +2,7 @@
 // validated configuration, builds the app and listens. main.ts and the integration tests both
 // start the service through here, so the tests run the production wiring; tests may replace
 // a port (clock, image fetcher, generator) or hand in an open database.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -181,11 +181,24 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   // R35: from SIGTERM on, /readyz answers 503 and every answer closes its connection, so that
   // neither a load balancer nor a client reuses a connection that is about to close.
   let draining = false;
+  // The application's requests in progress, so that close() can let the ones it cuts unwind.
+  const handling = new Set<Promise<void>>();
+  const tracked =
+    (handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) =>
+    (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      const work = handle(req, res);
+      const settled: Promise<void> = work.then(
+        () => void handling.delete(settled),
+        () => void handling.delete(settled),
+      );
+      handling.add(settled);
+      return work;
+    };
   // R51: the bounds on connections and on the time a peer may take; R52: admission first.
   const server = createServer(
     edgeServerOptions(config),
     edgeListener({
-      handle: app.callback(),
+      handle: tracked(app.callback()),
       admission,
       draining: () => draining,
       telemetry,
@@ -231,6 +244,10 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
       clearTimeout(timer);
+      // Requests cut at the bound are still unwinding: each gives its idempotency key back (R14)
+      // once its abort arrives, and that needs the pool and the release retry still open. So
+      // they are waited for, bounded, before either closes.
+      await settleWithin(Promise.allSettled(handling), UNWIND_MS);
       admission?.close();
       idempotency.close();
       // A database, store or collector that hangs must not hold the exit (R33, R35): the
@@ -279,8 +296,12 @@ function everySecondAtMost<E>(report: (error: E, count: number) => void): (error
   };
 }
 
-/** How long closing the dependencies may take once the requests are done (main.ts's bound has room for it). */
-const CLOSE_DEPENDENCIES_MS = 600;
+/**
+ * How long requests cut at SHUTDOWN_TIMEOUT_MS may take to unwind (a release statement each),
+ * then how long closing the dependencies may take: together within main.ts's 800 ms of room.
+ */
+const UNWIND_MS = 200;
+const CLOSE_DEPENDENCIES_MS = 500;
 
 async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

@@ -127,7 +127,7 @@ describe('graceful shutdown is bounded (operator-interface.md)', () => {
 
   afterEach(() => server?.kill());
 
-  it('a request longer than SHUTDOWN_TIMEOUT_MS is cut, leaves no report or unit, and the process still exits 0 (R15)', async function () {
+  it('a request longer than SHUTDOWN_TIMEOUT_MS is cut, leaves no report, unit or held key, and the process still exits 0 (R15, R14)', async function () {
     this.timeout(60_000);
     server = startWithSlowGenerator(30_000, { SHUTDOWN_TIMEOUT_MS: '300' });
     const { url, customer } = await listening(server);
@@ -144,5 +144,9 @@ describe('graceful shutdown is bounded (operator-interface.md)', () => {
     expect(await inFlight).to.equal('ECONNRESET');
     const rows = await countCustomerRows(customer.customerId);
     expect(rows).to.include({ evidence_report: 0, usage_record: 0 });
+    // R14: the cut request gave its key back before the database closed, so the client's retry
+    // (to another instance) is served now, not refused as in progress until the lease passes.
+    const held = await (await testEm()).execute<{ n: string }[]>(`select count(*) as n from idempotency_record where customer_id = ? and status = 'in_progress'`, [customer.customerId]);
+    expect(Number(held[0]?.n), 'claims still held').to.equal(0);
   });
 });
