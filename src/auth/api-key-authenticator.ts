@@ -49,6 +49,7 @@ export class ApiKeyAuthenticator {
       apiKeyId: facts.apiKeyId,
       mode: facts.mode,
       period,
+      at: now,
       entitled: facts.entitled,
       planUsage: facts.planUsage,
     };

@@ -12,4 +12,12 @@ import type { MonthPeriod } from '../usage/period.ts';
 export interface Principal extends Pick<CallerFacts, 'customerId' | 'apiKeyId' | 'mode' | 'entitled' | 'planUsage'> {
   /** The UTC month the facts were read for (spec section 8). */
   readonly period: MonthPeriod;
+  /**
+   * The instant step 1 read the facts at, in `period`: the request's one reading of the clock
+   * for its month. The quota is judged in that month (step 6) and the usage unit is dated at
+   * that instant (steps 9-10), so a request whose body arrives after midnight at the end of a
+   * month is judged and counted in the same month (R17), never judged in one and billed in the
+   * next.
+   */
+  readonly at: Date;
 }

@@ -98,7 +98,9 @@ export class CreateEvidenceReport {
     const d = this.#deps;
     const telemetry = this.#telemetry;
     const { principal, request, signal } = input;
-    const now = d.clock.now();
+    // Step 1's instant, not a new reading: the month the quota was judged in is the month the
+    // unit is dated in (R17), however long the body took to arrive.
+    const now = principal.at;
     const faults = this.#faults(input, now);
     // Each step runs through the telemetry port: its duration and its span (R40, R41).
     const step: Telemetry['step'] = (label, run) =>

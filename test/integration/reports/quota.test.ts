@@ -3,6 +3,8 @@
 // with the details of spec 2.6 (resetAt = start of the next UTC month) and no Retry-After.
 // The clock is fixed at the last second of a year so that the period edge is part of the test.
 import { expect } from 'chai';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { createPlan } from '../../../src/admin/plans.ts';
 import { subscribe } from '../../../src/admin/subscriptions.ts';
@@ -11,6 +13,7 @@ import { FakeImageFetcher } from '../../../src/images/fake-image-fetcher.ts';
 import { FixedClock } from '../../../src/shared/clock.ts';
 import { createCustomerFixture, testEm } from '../../support/database.ts';
 import { useService } from '../../support/use-service.ts';
+import { send } from '../../support/http-client.ts';
 import { bodyNumber, caller, customerTotals } from '../../support/reports.ts';
 import { expectApiError } from '../../support/expect-api-error.ts';
 
@@ -84,6 +87,40 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
       requestedUnits: 1,
       resetAt: '2027-02-01T00:00:00.000Z',
     });
+  });
+
+  it('a request authenticated in the last second of a month is judged and counted in that month, however late its body arrives (R17)', async () => {
+    const customer = await createCustomerFixture({ monthlyLimit: 1 });
+    const body = JSON.stringify(bodyNumber(1));
+    const socket = connect(Number(new URL(app.service.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text));
+    });
+    // The headers now: step 1 authenticates (R5) and reads the month's facts on December's clock.
+    socket.write(
+      `POST /v1/evidence/reports HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${customer.apiKey}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`,
+    );
+    // Step 1 has run once the key's first use is recorded.
+    const em = await testEm();
+    for (let i = 0; ; i++) {
+      const rows = await em.fork().execute<{ used: boolean }[]>('select last_used_at is not null as used from api_key where customer_id = ?', [customer.customerId]);
+      if (rows[0]?.used) break;
+      if (i > 200) throw new Error('the request was never authenticated');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    // The body after midnight: still December's request, its unit December's.
+    clock.set('2027-01-01T00:00:01.000Z');
+    socket.write(body);
+    expect((await answer).slice(0, 12)).to.equal('HTTP/1.1 201');
+    const units = await em.fork().execute<{ n: string }[]>(`select count(*) as n from usage_record where customer_id = ? and occurred_at < ?`, [customer.customerId, START_OF_2027]);
+    expect(Number(units[0]?.n), "the unit is in the month its quota was judged in").to.equal(1);
+    // So January's quota is whole: its first request is served.
+    const january = await send(app.service.url, 'POST', '/v1/evidence/reports', { body: bodyNumber(2), headers: { 'x-api-key': customer.apiKey } });
+    expect(january.status).to.equal(201);
   });
 
   it('a bigger plan takes effect on the next request (R21: no caching of plan decisions)', async () => {

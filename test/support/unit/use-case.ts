@@ -48,6 +48,7 @@ export function principal(facts: PrincipalFacts = {}): Principal {
     apiKeyId: 'key-1',
     mode: facts.mode ?? 'live',
     period: monthPeriod(new Date(NOW)),
+    at: new Date(NOW),
     entitled: facts.entitled ?? readable(true),
     planUsage: facts.planUsage ?? readable({ limit: 1000, usageVisible: true, used: 0 }),
   };
@@ -105,7 +106,8 @@ export class UseCaseHarness {
   ): Promise<CreateEvidenceReportOutcome> {
     const useCase = this.useCase();
     const input = {
-      principal: options.principal ?? principal(),
+      // Step 1 happens now, on the harness's clock: its instant and month (R17).
+      principal: { ...(options.principal ?? principal()), at: this.clock.now(), period: monthPeriod(this.clock.now()) },
       requestId: 'request-1',
       request: options.request ?? TEXT_REQUEST,
       idempotencyKey: options.idempotencyKey,
