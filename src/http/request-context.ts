@@ -9,6 +9,9 @@ import type { Logger } from 'pino';
 import type { AppState } from './app-state.ts';
 import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
+/** The status a request is logged and counted with when its client went away first. */
+const CLIENT_CLOSED_REQUEST = 499;
+
 export function requestContext(logger: Logger, telemetry: Telemetry = noopTelemetry): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     const started = performance.now();
@@ -29,11 +32,17 @@ export function requestContext(logger: Logger, telemetry: Telemetry = noopTeleme
       await observed.run(next);
     } finally {
       const ms = performance.now() - started;
-      const { operationId: operation, errorCode: code } = ctx.state;
-      observed.end({ operation, status: ctx.status, code, seconds: ms / 1000 });
+      const { operationId: operation } = ctx.state;
+      // A client that went away before its answer is no failure of ours, whatever the unwinding
+      // stage threw: logged and counted as 499 ("client closed request", nginx's custom) with no
+      // error code, so that the 5xx alert rules never read slow or impatient clients as an outage.
+      const gone = aborter.signal.aborted;
+      const status = gone ? CLIENT_CLOSED_REQUEST : ctx.status;
+      const code = gone ? undefined : ctx.state.errorCode;
+      observed.end({ operation, status, code, seconds: ms / 1000 });
       // R53: a test key's requests say so (the answer's ers-mode header), so its triggered 5xx are not read as outages.
       const mode = ctx.response.get('ers-mode') === 'test' ? 'test' : undefined;
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, operation, status: ctx.status, code, mode, ms: Math.round(ms) }, 'request');
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, operation, status, code, mode, ms: Math.round(ms) }, 'request');
     }
   };
 }
