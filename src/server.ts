@@ -35,7 +35,7 @@ import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
 import { applyEgressProxy, proxyConfigured } from './shared/egress-proxy.ts';
 import { AdmissionControl } from './http/admission-control.ts';
 import { listenOnAcceptSockets } from './http/accept-sockets.ts';
-import { edgeListener, edgeServerOptions } from './http/edge.ts';
+import { answerClientError, edgeListener, edgeServerOptions } from './http/edge.ts';
 import { readinessGate, readyUnlessDraining } from './http/readiness-gate.ts';
 import { CustomerInFlight } from './rate-limit/customer-in-flight.ts';
 
@@ -206,6 +206,8 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       responseTimeoutMs: config.requestTimeoutMs,
     }),
   );
+  // R51's timeouts and malformed heads are answered with R9's headers, not Node's bare line.
+  server.on('clientError', answerClientError);
   // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being
   // refused, and is taken off that queue by several sockets at once (accept-sockets.ts).
   const acceptSockets = await listenOnAcceptSockets(server, {

@@ -2,6 +2,7 @@
 // time a peer may take, and the load shedding of R52, which answers before the application
 // (and so before authentication) runs, the way a load balancer would.
 import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -30,6 +31,38 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
     keepAliveTimeoutBuffer: 0,
     connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
   };
+}
+
+/** What node:http answers a peer it cannot serve, by the error's code (its own choice of status). */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, readonly [number, string]>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
+};
+
+/**
+ * The server's 'clientError': a request node:http could not take (R51's timeouts, a malformed
+ * or oversized head). Node's own answer is a bare status line; this one is the same status,
+ * closed the same way, with the headers every answer carries (R9: x-request-id,
+ * cache-control: no-store) and, for a malformed request (400), the contract's error envelope.
+ * As Node does, nothing is written once an answer has begun on the connection (a body that
+ * timed out while its handler had already answered), nor to a peer that is gone.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
+    const requestId = randomUUID();
+    const code: ErrorCode = 'invalid_request_payload';
+    const body = status === 400 ? JSON.stringify({ error: { code, message: ERROR_CATALOGUE[code].message, requestId } }) : '';
+    // Written, then the connection destroyed, as node:http itself does (the write goes out first).
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\nx-request-id: ${requestId}\r\ncache-control: no-store\r\n` +
+        (body === '' ? '' : 'content-type: application/json; charset=utf-8\r\n') +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 /** The API operations admission control guards, and the 503 code each is refused with (R52). */

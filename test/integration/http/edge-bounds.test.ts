@@ -79,7 +79,23 @@ describe('edge bounds on slow peers (R51)', () => {
     const ms = await within(probe.closed, HEADERS_MS + MARGIN_MS + 2_000, 'dribbling headers');
     expect(ms, 'not before the bound').to.be.at.least(HEADERS_MS - 50);
     expect(ms, 'within HEADERS_TIMEOUT_MS + margin').to.be.below(HEADERS_MS + MARGIN_MS);
-    expect(probe.received().toString('latin1')).to.match(/^HTTP\/1\.1 408 /);
+    const answer = probe.received().toString('latin1');
+    expect(answer).to.match(/^HTTP\/1\.1 408 /);
+    // R9: the answer carries a request id like every other; the connection is closed.
+    expect(answer).to.match(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    expect(answer).to.match(/\r\nconnection: close\r\n/);
+  });
+
+  it('a malformed request head is 400 in the error envelope, with a request id (R9), and closed', async () => {
+    const probe = await open(app.service.url);
+    probe.socket.write('POST /v1/evidence/reports HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n');
+    await within(probe.closed, 2_000, 'malformed head');
+    const answer = probe.received().toString('latin1');
+    expect(answer).to.match(/^HTTP\/1\.1 400 /);
+    const requestId = /\r\nx-request-id: ([0-9a-f-]{36})\r\n/.exec(answer)?.[1];
+    expect(requestId, 'x-request-id').to.be.a('string');
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; requestId: string } };
+    expect(body.error).to.include({ code: 'invalid_request_payload', requestId });
   });
 
   it('a body that dribbles (one byte every 100 ms) is cut after REQUEST_TIMEOUT_MS; nothing is stored', async () => {
@@ -93,6 +109,7 @@ describe('edge bounds on slow peers (R51)', () => {
     const ms = await within(probe.closed, REQUEST_MS + MARGIN_MS + 2_000, 'dribbling body');
     expect(ms, 'not before the bound').to.be.at.least(REQUEST_MS - 50);
     expect(ms, 'within REQUEST_TIMEOUT_MS + margin').to.be.below(REQUEST_MS + MARGIN_MS);
+    expect(probe.received().toString('latin1')).to.match(/^HTTP\/1\.1 408 [^]*\r\nx-request-id: [0-9a-f-]{36}\r\n/);
     expect(await customerTotals(customer.customerId)).to.deep.equal({ reports: 0, units: 0, claims: 0 });
   });
 
