@@ -180,9 +180,15 @@ export function forbiddenMatcher(entry: string, where = 'forbidden'): (value: st
 }
 
 async function casesOfFile(path: string): Promise<EvalCase[]> {
-  const raw = await readFile(path, 'utf8');
+  // A byte-order mark, as some editors write one, is not part of the JSON.
+  const raw = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '');
   if (extname(path) === '.json') {
-    const parsed = JSON.parse(raw) as unknown;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new CaseFormatError(`${path}: not valid JSON`);
+    }
     if (!Array.isArray(parsed)) throw new CaseFormatError(`${path}: a .json case file holds an array of cases`);
     return parsed.map((c, i) => parseCase(c, `${path}[${i}]`));
   }

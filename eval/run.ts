@@ -11,7 +11,7 @@ import { loadContract } from '../src/http/contract.ts';
 import { CaseFormatError, DEFAULT_CASES_PATH, loadCases } from './cases.ts';
 import { renderHtml } from './html.ts';
 import { startImageHost } from './images.ts';
-import { ConfigError, runCases, runConfig, runName } from './runner.ts';
+import { ConfigError, prepareRun, runCases, runConfig, runName } from './runner.ts';
 import { deltaOf, summarize } from './score.ts';
 import type { Summary, SummaryDelta } from './score.ts';
 
@@ -55,24 +55,30 @@ if (args.compare !== undefined) {
 const labels = compare !== undefined && compare[0] === compare[1] ? [`${compare[0]} (A)`, `${compare[1]} (B)`] : compare;
 
 const casesPath = resolve(args.cases ?? DEFAULT_CASES_PATH);
+const contract = await loadContract();
 let cases;
-let configs;
+let prepared;
+// Everything that can be wrong with the input or a configuration is found before any case runs
+// (every configuration's models looked up too), and told in one line.
 try {
   cases = await loadCases(casesPath);
-  configs = compare === undefined ? [runConfig(process.env)] : compare.map((model) => runConfig(process.env, model));
+  const configs = compare === undefined ? [runConfig(process.env)] : compare.map((model) => runConfig(process.env, model));
+  prepared = [];
+  for (const config of configs) prepared.push(await prepareRun(config, contract));
 } catch (error) {
   if (error instanceof CaseFormatError || error instanceof ConfigError) fail(1, error.message);
-  if (error instanceof Error && 'code' in error && error.code === 'ENOENT') fail(1, `--cases: ${casesPath} does not exist`);
+  const code = error instanceof Error && 'code' in error ? String(error.code) : undefined;
+  if (code === 'ENOENT') fail(1, `--cases: ${casesPath} does not exist`);
+  if (code !== undefined && /^E[A-Z]+$/.test(code)) fail(1, `--cases: ${casesPath} cannot be read (${code})`);
   throw error;
 }
 
-const contract = await loadContract();
 const runs: { name: string; summary: Summary; outcomes: Awaited<ReturnType<typeof runCases>> }[] = [];
 {
   await using host = await startImageHost(cases);
-  for (const [i, config] of configs.entries()) {
-    const outcomes = await runCases(cases, config, { contract, host, concurrency });
-    runs.push({ name: labels?.[i] ?? runName(config), summary: summarize(outcomes), outcomes });
+  for (const [i, run] of prepared.entries()) {
+    const outcomes = await runCases(cases, run, { contract, host, concurrency });
+    runs.push({ name: labels?.[i] ?? runName(run.config), summary: summarize(outcomes), outcomes });
   }
 }
 const delta: SummaryDelta | undefined = runs.length === 2 && runs[0] && runs[1] ? deltaOf(runs[0].summary, runs[1].summary) : undefined;

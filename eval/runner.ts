@@ -79,11 +79,32 @@ export interface RunOptions {
   readonly concurrency: number;
 }
 
-export async function runCases(cases: readonly EvalCase[], config: Config, options: RunOptions): Promise<CaseOutcome[]> {
+/** A configuration made ready to run: its generator (R42's model lookups done), image boundary and result check. */
+export interface PreparedRun {
+  readonly config: Config;
+  readonly generator: Awaited<ReturnType<typeof createReportGenerator>>;
+  readonly images: ReturnType<typeof composeImageBoundary>;
+  readonly validator: ReturnType<typeof createResultValidator>;
+}
+
+/**
+ * Builds a configuration's generator as the service does at start: a model that answers 404, or
+ * an output bound above its limit, throws ConfigError here (R42, R43), before any case runs, so
+ * that a bad B of --compare A,B costs none of A's paid generations.
+ */
+export async function prepareRun(config: Config, contract: Contract): Promise<PreparedRun> {
   const logger = evalLogger(config);
-  const validator = createResultValidator(options.contract.document);
-  const generator = await createReportGenerator(config, options.contract.document, logger);
-  const images = composeImageBoundary(config, { budget: new ByteBudget(config.imageBytesInFlightMax), generator });
+  const generator = await createReportGenerator(config, contract.document, logger);
+  return {
+    config,
+    generator,
+    images: composeImageBoundary(config, { budget: new ByteBudget(config.imageBytesInFlightMax), generator }),
+    validator: createResultValidator(contract.document),
+  };
+}
+
+export async function runCases(cases: readonly EvalCase[], prepared: PreparedRun, options: RunOptions): Promise<CaseOutcome[]> {
+  const { config, generator, images, validator } = prepared;
   // A case never waits longer than a request would: both steps' bounds, and a margin.
   const caseBoundMs = config.imageFetchTimeoutMs + config.generatorTimeoutMs + 5_000;
 
@@ -96,8 +117,8 @@ export async function runCases(cases: readonly EvalCase[], config: Config, optio
     let result: ReportResult | null = null;
     let error: string | null = null;
     try {
-      using held = await images.acquire(options.host.urlsOf(c), signal);
-      imageMs = Math.round(performance.now() - started);
+      // The image step's time, refused or timed out ones included (they are not 0 ms).
+      using held = await images.acquire(options.host.urlsOf(c), signal).finally(() => (imageMs = Math.round(performance.now() - started)));
       const generating = performance.now();
       const output = await generator.generate(
         { context: c.request.context, language: c.request.language, text: c.request.evidence.text, images: held.normalized },

@@ -148,6 +148,34 @@ describe('npm run eval: the labelled set through the production path (R46)', fun
     expect(Object.keys((JSON.parse(json.stdout) as { runs: object }).runs)).to.deep.equal(['offline (A)', 'offline (B)']);
   });
 
+  it('a .json case file that is not JSON is refused in one line, no stack trace; a byte-order mark is not an error', async () => {
+    const bad = join(out, 'bad.json');
+    await writeFile(bad, '[{"id": "x",');
+    const run = await runEval(['--cases', bad, '--json', '--out', join(out, 'none')]);
+    expect(run.code).to.equal(1);
+    expect(run.stderr.trim()).to.equal(`${bad}: not valid JSON`);
+    expect(run.stdout).to.equal('');
+    const lines = (await readFile(SMALL_CASES, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+    const withMark = join(out, 'marked.json');
+    await writeFile(withMark, `\uFEFF[${lines.join(',')}]`);
+    const marked = await runEval(['--cases', withMark, '--json', '--out', out], { REPORT_GENERATOR: 'offline' });
+    expect(marked.code, marked.stderr).to.equal(0);
+    expect((JSON.parse(marked.stdout) as Figures).cases).to.equal(SMALL_COUNT);
+  });
+
+  it('--compare A,B with a model that answers 404 stops in one line before any case runs, A included (R42)', async () => {
+    gemini.retired.add('gemini-retired-flash');
+    const run = await runEval(['--cases', SMALL_CASES, '--json', '--compare', 'gemini-eval-candidate,gemini-retired-flash', '--out', join(out, 'none')], {
+      GEMINI_API_KEY: 'test-key-eval',
+      GEMINI_BASE_URL: gemini.baseUrl,
+    });
+    expect(run.code).to.equal(1);
+    expect(run.stderr.trim()).to.match(/^Invalid GEMINI_MODEL: model gemini-retired-flash is not found/);
+    expect(run.stderr).not.to.match(/\n\s+at /);
+    expect(gemini.requests.filter((r) => r.model !== undefined), 'no generation paid for').to.deep.equal([]);
+    expect(existsSync(join(out, 'none'))).to.equal(false);
+  });
+
   it('refuses a case file that breaks the format, naming the line, and runs nothing', async () => {
     const bad = join(out, 'bad.jsonl');
     await writeFile(bad, `${JSON.stringify({ id: 'x', lang: 'en', request: { context: 'nowhere', evidence: { text: 'a' } }, label: { category: 'other', priorities: ['low'] } })}\n`);
