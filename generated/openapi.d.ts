@@ -26,9 +26,10 @@ export interface paths {
          *     accepted. URLs are never passed to the report generator.
          *
          *     **Input limits.** Beyond the schema, the service enforces limits on the evidence text
-         *     length, the number of images and the URL length. Their values are not published and may
-         *     change; a request over a limit gives 422 `invalid_evidence_report_input`. The request
-         *     body is also limited in size (400 `invalid_request_payload`).
+         *     length, the number of images, the URL length and the length of `language`. Their values
+         *     are not published and may change; a request over a limit gives 422
+         *     `invalid_evidence_report_input`. The request body is also limited in size (400
+         *     `invalid_request_payload`).
          *
          *     **Quota.** The quota period is the UTC calendar month, from 00:00:00 UTC on the first day
          *     (inclusive) to 00:00:00 UTC on the first day of the next month (exclusive). A request is
@@ -47,7 +48,10 @@ export interface paths {
          *     key may be used again for a new report.
          *
          *     **Rate limit.** A technical per-customer limit applies to this operation, separate from
-         *     the quota. A 201 carries the `RateLimit` and `RateLimit-Policy` header fields.
+         *     the quota. A 201 carries the `RateLimit` and `RateLimit-Policy` header fields. A customer
+         *     may also have only so many report creations in flight at once on one instance; one more
+         *     gets the same 429 `rate_limit_exceeded`, with `Retry-After: 1` and `details.limit` equal
+         *     to that number of concurrent requests.
          */
         post: operations["createEvidenceReport"];
         delete?: never;
@@ -120,7 +124,7 @@ export interface components {
         /** @description Evidence plus its operational context. Unknown properties are rejected at every level. */
         CreateEvidenceReportRequest: {
             context: components["schemas"]["OperationalContext"];
-            /** @description Optional output-language guidance, for example a language tag such as `de` or `pt-BR`. When omitted, the report may follow the language of the evidence. */
+            /** @description Optional output-language guidance, for example a language tag such as `de` or `pt-BR`. When omitted, the report may follow the language of the evidence. Its length is limited (value not published; over it, 422 `invalid_evidence_report_input`). */
             language?: string;
             evidence: components["schemas"]["Evidence"];
         };
@@ -337,13 +341,13 @@ export interface components {
             details: components["schemas"]["QuotaErrorDetails"];
         };
         RateLimitErrorDetails: {
-            /** @description Requests allowed per window. */
+            /** @description Requests allowed per window; for the concurrency limit, the number of report creations allowed in flight at once. */
             limit: number;
             /** @description Always 0. */
             remaining: number;
             /**
              * Format: date-time
-             * @description When the current window resets (UTC).
+             * @description When the current window resets (UTC); for the concurrency limit, when a retry may succeed (a second after the refusal).
              */
             resetAt: string;
             /** @description Seconds until a retry can succeed; equal to the `Retry-After` header. */
@@ -453,6 +457,7 @@ export interface components {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
+                "ers-mode": components["headers"]["ErsMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -475,6 +480,8 @@ export interface components {
         XRequestId: string;
         /** @description Always `no-store`; responses are never cached. */
         CacheControl: "no-store";
+        /** @description `test` on every answer to a test-mode key (`ers_test_…`) once it is authenticated, errors included; absent for a live key. Test-mode reports and usage are kept apart from live ones and never count against the live quota (see Test mode in the API description). */
+        ErsMode: "test";
         /** @description `true` when this 201 is the stored result of an earlier request with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
         /** @description Seconds to wait before retrying (integer, minimum 1). Sent with `rate_limit_exceeded`, and with the 503 of an instance that sheds load; never with `quota_exceeded`. */
@@ -521,6 +528,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -535,6 +543,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -547,6 +556,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -558,6 +568,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -569,6 +580,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -584,6 +596,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -599,6 +612,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -614,6 +628,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -644,6 +659,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -656,6 +672,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -667,6 +684,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -683,6 +701,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -706,6 +725,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -718,6 +738,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -734,6 +755,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "ers-mode": components["headers"]["ErsMode"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };

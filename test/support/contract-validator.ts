@@ -54,13 +54,27 @@ export function errorCodesOf(schema: Json): string[] {
   return bodyCodes((resolve(schema).properties as Record<string, Json>).error as Json);
 }
 
+/** The contract's paths as patterns: a template's `{id}` matches one non-empty segment. */
+const pathPatterns = Object.keys(contractDocument.paths as Json).map((template) => {
+  const segments = template.split('/').map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return { template, pattern: new RegExp(`^${segments.join('/')}$`) };
+});
+
 function operationOf(method: string, path: string): Json | undefined {
   const paths = contractDocument.paths as Record<string, Json>;
-  return paths[path]?.[method.toLowerCase()] as Json | undefined;
+  const template = paths[path] ? path : pathPatterns.find(({ pattern }) => pattern.test(path))?.template;
+  return template === undefined ? undefined : (paths[template]?.[method.toLowerCase()] as Json | undefined);
 }
 
 /** Plain routes outside the API contract (operator-interface.md "Health and operations"). */
 const SYSTEM_PATHS = new Set(['/healthz', '/readyz', '/openapi.yaml', '/openapi.json']);
+
+/**
+ * Headers no contract declares: HTTP's own, and those Prism (the conformance tests' validating
+ * proxy, test/contract/conformance) adds to the answers it passes on.
+ */
+const HTTP_FRAMING_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'sl-violations']);
+const undeclaredAllowed = (name: string): boolean => HTTP_FRAMING_HEADERS.has(name) || name.startsWith('access-control-');
 
 /** Violations of one response; empty when it conforms. */
 export function contractViolations(response: ObservedResponse): string[] {
@@ -91,6 +105,14 @@ export function contractViolations(response: ObservedResponse): string[] {
     if (!content) return [...problems, 'no JSON content documented'];
     schemaRef = String(content.schema.$ref).slice(1);
     const headers = (resolved.headers ?? {}) as Record<string, unknown>;
+    // A header the service adds must be declared where it is sent, or generated SDKs cannot
+    // read it and gateways that pass declared headers only drop it (R53's ers-mode, for one).
+    const declared = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+    for (const name of Object.keys(response.headers)) {
+      if (!undeclaredAllowed(name.toLowerCase()) && !declared.has(name.toLowerCase())) {
+        problems.push(`header ${name} is sent but not declared on ${response.status}`);
+      }
+    }
     for (const [name, spec] of Object.entries(headers)) {
       const headerSpec = resolve(spec);
       const value = header(name.toLowerCase());
