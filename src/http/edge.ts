@@ -33,18 +33,23 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
   };
 }
 
-/** What node:http answers a peer it cannot serve, by the error's code (its own choice of status). */
+/**
+ * The status of a request node:http could not take, by the error's code. Only R51's timeouts keep
+ * node's own (408: the request never arrived whole, so there is nothing to judge). Everything
+ * else is a request the service cannot read, answered 400 `invalid_request_payload` in the
+ * envelope: headers over node's size limit (node says 431) and oversized chunk extensions
+ * (node says 413) among them, as a body over its limit is 400 (R6: 431 and 413 are not in
+ * the contract, whose status lists SDKs and gateways build on).
+ */
 const CLIENT_ERROR_STATUS: Readonly<Record<string, readonly [number, string]>> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
 };
 
 /**
  * The server's 'clientError': a request node:http could not take (R51's timeouts, a malformed
- * or oversized head). Node's own answer is a bare status line; this one is the same status,
- * closed the same way, with the headers every answer carries (R9: x-request-id,
- * cache-control: no-store) and, for a malformed request (400), the contract's error envelope.
+ * or oversized head). Node's own answer is a bare status line; this one is closed the same way,
+ * with the headers every answer carries (R9: x-request-id, cache-control: no-store) and, for a
+ * request the service cannot read (400), the contract's error envelope.
  * As Node does, nothing is written once an answer has begun on the connection (a body that
  * timed out while its handler had already answered), nor to a peer that is gone.
  */

@@ -98,6 +98,19 @@ describe('edge bounds on slow peers (R51)', () => {
     expect(body.error).to.include({ code: 'invalid_request_payload', requestId });
   });
 
+  it('headers over node:http\'s size limit are 400 invalid_request_payload in the envelope, not 431 (R6: only the contract\'s statuses)', async () => {
+    const probe = await open(app.service.url);
+    // Node's limit is 16 KiB of head; one header of 20 KiB passes it.
+    probe.socket.write(`GET /v1/usage/current HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+    await within(probe.closed, 2_000, 'oversized head');
+    const answer = probe.received().toString('latin1');
+    expect(answer).to.match(/^HTTP\/1\.1 400 /);
+    expect(answer).to.match(/\r\ncache-control: no-store\r\n/);
+    const requestId = /\r\nx-request-id: ([0-9a-f-]{36})\r\n/.exec(answer)?.[1];
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; requestId: string } };
+    expect(body.error).to.include({ code: 'invalid_request_payload', requestId });
+  });
+
   it('a body that dribbles (one byte every 100 ms) is cut after REQUEST_TIMEOUT_MS; nothing is stored', async () => {
     const customer = app.customer;
     const probe = await open(app.service.url);
