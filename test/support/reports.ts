@@ -2,6 +2,8 @@
 // from the one catalogue, and the ledger that holds the invariant of R15 for every customer
 // a file touches: usage units == stored reports == 201 (non-replay) responses.
 import { expect } from 'chai';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../../generated/openapi.d.ts';
 import { send, type TestResponse } from './http-client.ts';
@@ -155,4 +157,34 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 /** POST with a chunked body (no content-length); the shared client checks the response too. */
 export function postChunked(baseUrl: string, headers: Record<string, string>, body: Buffer): Promise<TestResponse> {
   return send(baseUrl, 'POST', REPORTS_PATH, { headers, raw: body, chunked: true });
+}
+
+/**
+ * A POST whose body arrives after step 1 has run (R5: authentication reads the headers only):
+ * the headers are written, the key's first use is awaited in the database, `between` runs (a
+ * test moves its clock there), then the body follows. Resolves with the raw answer.
+ */
+export async function postWithLateBody(baseUrl: string, customer: { customerId: string; apiKey: string }, body: unknown, between: () => void): Promise<string> {
+  const text = JSON.stringify(body);
+  const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1');
+  await once(socket, 'connect');
+  const answer = new Promise<string>((resolve) => {
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('close', () => resolve(received));
+  });
+  socket.write(
+    `POST ${REPORTS_PATH} HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${customer.apiKey}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n`,
+  );
+  const em = await testEm();
+  for (let i = 0; ; i++) {
+    const rows = await em.fork().execute<{ used: boolean }[]>('select last_used_at is not null as used from api_key where customer_id = ?', [customer.customerId]);
+    if (rows[0]?.used) break;
+    if (i > 200) throw new Error('the request was never authenticated');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  between();
+  socket.write(text);
+  return answer;
 }

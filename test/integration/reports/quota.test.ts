@@ -3,8 +3,6 @@
 // with the details of spec 2.6 (resetAt = start of the next UTC month) and no Retry-After.
 // The clock is fixed at the last second of a year so that the period edge is part of the test.
 import { expect } from 'chai';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { createPlan } from '../../../src/admin/plans.ts';
 import { subscribe } from '../../../src/admin/subscriptions.ts';
@@ -14,7 +12,7 @@ import { FixedClock } from '../../../src/shared/clock.ts';
 import { createCustomerFixture, testEm } from '../../support/database.ts';
 import { useService } from '../../support/use-service.ts';
 import { send } from '../../support/http-client.ts';
-import { bodyNumber, caller, customerTotals } from '../../support/reports.ts';
+import { bodyNumber, caller, customerTotals, postWithLateBody } from '../../support/reports.ts';
 import { expectApiError } from '../../support/expect-api-error.ts';
 
 const LAST_SECOND_OF_2026 = '2026-12-31T23:59:59.000Z';
@@ -91,31 +89,11 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
 
   it('a request authenticated in the last second of a month is judged and counted in that month, however late its body arrives (R17)', async () => {
     const customer = await createCustomerFixture({ monthlyLimit: 1 });
-    const body = JSON.stringify(bodyNumber(1));
-    const socket = connect(Number(new URL(app.service.url).port), '127.0.0.1');
-    await once(socket, 'connect');
-    const answer = new Promise<string>((resolve) => {
-      let text = '';
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
-      socket.on('close', () => resolve(text));
-    });
-    // The headers now: step 1 authenticates (R5) and reads the month's facts on December's clock.
-    socket.write(
-      `POST /v1/evidence/reports HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${customer.apiKey}\r\ncontent-type: application/json\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`,
-    );
-    // Step 1 has run once the key's first use is recorded.
+    // The headers now: step 1 authenticates (R5) and reads the month's facts on December's
+    // clock; the body after midnight: still December's request, its unit December's.
+    const answer = await postWithLateBody(app.service.url, customer, bodyNumber(1), () => clock.set('2027-01-01T00:00:01.000Z'));
+    expect(answer.slice(0, 12)).to.equal('HTTP/1.1 201');
     const em = await testEm();
-    for (let i = 0; ; i++) {
-      const rows = await em.fork().execute<{ used: boolean }[]>('select last_used_at is not null as used from api_key where customer_id = ?', [customer.customerId]);
-      if (rows[0]?.used) break;
-      if (i > 200) throw new Error('the request was never authenticated');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    // The body after midnight: still December's request, its unit December's.
-    clock.set('2027-01-01T00:00:01.000Z');
-    socket.write(body);
-    expect((await answer).slice(0, 12)).to.equal('HTTP/1.1 201');
     const units = await em.fork().execute<{ n: string }[]>(`select count(*) as n from usage_record where customer_id = ? and occurred_at < ?`, [customer.customerId, START_OF_2027]);
     expect(Number(units[0]?.n), "the unit is in the month its quota was judged in").to.equal(1);
     // So January's quota is whole: its first request is served.
@@ -148,5 +126,27 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
     const res = await client.usage<{ usage: unknown[] }>();
     expect(res.status).to.equal(200);
     expect(res.body.usage).to.deep.equal([{ operation: 'evidence_report', used: 1, limit: 1, remaining: 0 }]);
+  });
+});
+
+describe('POST /v1/evidence/reports: a body that arrives late, against the rate limit (spec 2.5, R17, R20)', () => {
+  const START = '2026-11-25T10:00:00.000Z';
+  const clock = new FixedClock(START);
+  const app = useService({ RATE_LIMIT_REQUESTS: '1', RATE_LIMIT_STORE: 'memory' }, { generator: new FakeReportGenerator(), clock });
+
+  it('a 429 rate_limit_exceeded of a late body dates resetAt from when the limit was checked, as Retry-After counts (spec 2.5), not from step 1', async () => {
+    const customer = await createCustomerFixture({ monthlyLimit: 10 });
+    const first = await send(app.service.url, 'POST', '/v1/evidence/reports', { body: bodyNumber(1), headers: { 'x-api-key': customer.apiKey } });
+    expect(first.status).to.equal(201);
+    // The second request's body arrives 30 s (on the service's clock) after its headers.
+    const checkedAt = new Date(Date.parse(START) + 30_000);
+    const answer = await postWithLateBody(app.service.url, customer, bodyNumber(2), () => clock.set(checkedAt));
+    expect(answer.slice(0, 12)).to.equal('HTTP/1.1 429');
+    const retryAfter = Number(/\r\nretry-after: (\d+)\r\n/i.exec(answer)?.[1]);
+    const { error } = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; details: { resetAt: string; retryAfterSeconds: number } } };
+    expect(error.code).to.equal('rate_limit_exceeded');
+    expect(error.details.retryAfterSeconds).to.equal(retryAfter);
+    const untilReset = (Date.parse(error.details.resetAt) - checkedAt.getTime()) / 1000;
+    expect(untilReset, 'resetAt - the instant of step 3, against Retry-After').to.be.within(retryAfter - 1.5, retryAfter + 0.5);
   });
 });
