@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadContract } from '../src/http/contract.ts';
+import { applyEgressProxy } from '../src/shared/egress-proxy.ts';
 import { CaseFormatError, DEFAULT_CASES_PATH, loadCases } from './cases.ts';
 import { renderHtml } from './html.ts';
 import { startImageHost } from './images.ts';
@@ -63,6 +64,10 @@ let prepared;
 try {
   cases = await loadCases(casesPath);
   const configs = compare === undefined ? [runConfig(process.env)] : compare.map((model) => runConfig(process.env, model));
+  // R45 as in the service: the generator's calls, its model lookups below included, and Vertex
+  // AI's token requests go through HTTPS_PROXY / HTTP_PROXY when set; the image fetches never.
+  // Every configuration reads the same proxy variables. Left in place until the process ends.
+  if (configs[0] !== undefined) applyEgressProxy(configs[0].egressProxy);
   prepared = [];
   for (const config of configs) prepared.push(await prepareRun(config, contract));
 } catch (error) {

@@ -8,7 +8,7 @@ import { postgresTlsProblem } from './db/postgres-tls.ts';
 export type RateLimitStore = 'postgres' | 'memory' | 'redis';
 type GeneratorKind = 'offline' | 'gemini';
 export type ThinkingLevel = 'minimal' | 'low' | 'medium' | 'high';
-/** R45: HTTPS_PROXY / HTTP_PROXY / NO_PROXY, upper case first, as curl and Node read them. */
+/** R45: HTTPS_PROXY / HTTP_PROXY / NO_PROXY, the upper-case spelling first when both are set. */
 export interface EgressProxy {
   readonly httpsProxy: string | undefined;
   readonly httpProxy: string | undefined;
@@ -95,6 +95,31 @@ function oneOf<const V extends string>(env: string, values: readonly V[], def?: 
   return { env, schema: { type: 'string', enum: values }, expected: `one of ${values.join(', ')}`, read: (raw) => (raw === undefined ? def : (raw as V)) };
 }
 
+/**
+ * What is wrong with a URL-valued variable, or undefined. Beyond its scheme: the WHATWG parser
+ * silently drops tabs and line breaks (a password file read with its CRLF) and keeps a `%`
+ * that is not an escape, while the clients that use the URL (Node's proxy support, undici, the
+ * drivers) refuse both with an error that quotes the whole URL, password included. Refused
+ * here instead, in a line that names the variable and never echoes the value (R26, R48).
+ */
+export function urlProblem(raw: string, protocols: readonly string[]): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    return `a URL with scheme ${protocols.join(' or ')}`;
+  }
+  if (!protocols.includes(parsed.protocol)) return `a URL with scheme ${protocols.join(' or ')}`;
+  if ([...raw.trim()].some((c) => c <= ' ' || c === '\u007f')) return 'a URL without spaces, tabs, line breaks or other control characters';
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+  } catch {
+    return 'a URL whose user and password are percent-encoded (a % written as %25)';
+  }
+  return undefined;
+}
+
 function url(env: string, protocols: readonly string[]): Variable<string | undefined> {
   const expected = `a URL with scheme ${protocols.join(' or ')}`;
   return {
@@ -103,13 +128,8 @@ function url(env: string, protocols: readonly string[]): Variable<string | undef
     expected,
     read: (raw, reject) => {
       if (raw === undefined) return undefined;
-      let protocol = '';
-      try {
-        protocol = new URL(raw).protocol;
-      } catch {
-        reject();
-      }
-      if (!protocols.includes(protocol)) reject();
+      const problem = urlProblem(raw, protocols);
+      if (problem !== undefined) reject(problem);
       return raw;
     },
   };
@@ -268,22 +288,18 @@ function failOn(variable: Pick<Variable<unknown>, 'env' | 'expected'>, expected?
 }
 
 /**
- * R45: the proxy variables in either case (upper case wins, as in curl and Node); they are read
- * here rather than in the table because each has two spellings.
+ * R45: the proxy variables in either case (the upper-case spelling wins when both are set; the
+ * service hands the chosen values to every client itself, so all of them see the same); they
+ * are read here rather than in the table because each has two spellings.
  */
 function readEgressProxy(env: NodeJS.ProcessEnv): EgressProxy {
   const pick = (name: 'HTTPS_PROXY' | 'HTTP_PROXY' | 'NO_PROXY'): string | undefined => {
     const given = [name, name.toLowerCase()].find((n) => env[n] !== undefined && env[n].trim() !== '');
     const value = given === undefined ? undefined : env[given]?.trim();
     if (value !== undefined && given !== undefined && name !== 'NO_PROXY') {
-      let protocol: string;
-      try {
-        protocol = new URL(value).protocol;
-      } catch {
-        protocol = '';
-      }
       // Named as the operator spelled it; the value is not echoed (it may carry a password).
-      if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`Invalid ${given}: expected a URL with scheme http: or https:.`);
+      const problem = urlProblem(value, ['http:', 'https:']);
+      if (problem !== undefined) throw new ConfigError(`Invalid ${given}: expected ${problem}.`);
     }
     return value;
   };

@@ -59,11 +59,11 @@ try {
   // A configuration found bad only at start (R42: a model of GEMINI_MODEL answers 404) ends the
   // start like a bad variable: one line on stderr naming it.
   if (error instanceof ConfigError) {
-    process.stderr.write(`${redactSecrets(error.message, urlSecrets(config))}\n`);
+    process.stderr.write(`${redactSecrets(error.message, urlSecrets(config, process.env))}\n`);
     process.exit(1);
   }
   // One line (R48: a database that cannot be reached names its variable), never a password.
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-  logger.fatal({ err: redactSecrets(message, urlSecrets(config)) }, 'start failed');
+  logger.fatal({ err: redactSecrets(message, urlSecrets(config, process.env)) }, 'start failed');
   process.exit(1);
 }

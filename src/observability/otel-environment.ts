@@ -3,6 +3,9 @@
 // certificate files; its resource detectors OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES).
 // R41: the standard variables are honoured, OTEL_EXPORTER_OTLP_PROTOCOL=http/json included.
 // A value the SDK specification does not allow stops the start with a line naming the variable.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { urlProblem } from '../config.ts';
 
 type OtlpProtocol = 'http/protobuf' | 'http/json';
 type SamplerName =
@@ -65,6 +68,9 @@ export function readOtelSettings(endpoint: string, env: NodeJS.ProcessEnv): Otel
   const samplerRatio = ratioRaw === undefined || ratioRaw === '' ? 1 : Number(ratioRaw);
   if (!(samplerRatio >= 0 && samplerRatio <= 1)) fail('OTEL_TRACES_SAMPLER_ARG', 'must be a number from 0 to 1');
   const specific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  // Checked as the service's own URLs are (the exporter's error quotes the URL, credentials and all).
+  const problem = specific ? urlProblem(specific, ['http:', 'https:']) : undefined;
+  if (problem !== undefined) fail('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', `must be ${problem}`);
   const batch = {
     scheduledDelayMillis: count(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 0),
     exportTimeoutMillis: count(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30_000, 1),
@@ -73,4 +79,25 @@ export function readOtelSettings(endpoint: string, env: NodeJS.ProcessEnv): Otel
   };
   if (batch.maxExportBatchSize > batch.maxQueueSize) fail('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'must not exceed OTEL_BSP_MAX_QUEUE_SIZE');
   return { protocol, tracesUrl: specific || withSignalPath(endpoint), sampler, samplerRatio, batch };
+}
+
+/**
+ * The exporter's TLS files as it reads them itself (OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE,
+ * _CLIENT_CERTIFICATE, _CLIENT_KEY, else the generic ones; a path relative to the working
+ * directory; a file that cannot be read is left out, as the exporter leaves it out). Needed
+ * where the service gives the exporter agent options of its own (the egress proxy, R45), which
+ * replace the exporter's.
+ */
+export function otlpTlsFiles(env: NodeJS.ProcessEnv): { ca?: Buffer; cert?: Buffer; key?: Buffer } {
+  const read = (part: string): Buffer | undefined => {
+    const path = env[`OTEL_EXPORTER_OTLP_TRACES_${part}`]?.trim() || env[`OTEL_EXPORTER_OTLP_${part}`]?.trim();
+    if (!path) return undefined;
+    try {
+      return readFileSync(resolve(process.cwd(), path));
+    } catch {
+      return undefined;
+    }
+  };
+  const files = { ca: read('CERTIFICATE'), cert: read('CLIENT_CERTIFICATE'), key: read('CLIENT_KEY') };
+  return Object.fromEntries(Object.entries(files).filter(([, value]) => value !== undefined));
 }

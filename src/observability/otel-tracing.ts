@@ -22,7 +22,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import type { Attributes, SpanEnd, SpanHandle, Tracing } from './tracing.ts';
-import { readOtelSettings, type OtelSettings } from './otel-environment.ts';
+import { otlpTlsFiles, readOtelSettings, type OtelSettings } from './otel-environment.ts';
 import type { EgressProxy } from '../config.ts';
 import { proxyConfigured, proxyEnv } from '../shared/egress-proxy.ts';
 
@@ -88,10 +88,12 @@ async function exporter(settings: OtelSettings, egressProxy: EgressProxy | undef
       : await import('@opentelemetry/exporter-trace-otlp-proto');
   // R45: the exporter makes agents of its own; Node 24's `proxyEnv` agent option sends them
   // through the egress proxy (NO_PROXY honoured) when one is configured.
+  // Agent options given here replace the ones the exporter builds from the environment, which
+  // carry the OTLP certificate variables: they are read again, by the exporter's own rules.
   const proxied = egressProxy !== undefined && proxyConfigured(egressProxy);
   return new OTLPTraceExporter({
     url: settings.tracesUrl,
-    ...(proxied ? { httpAgentOptions: { keepAlive: true, proxyEnv: proxyEnv(egressProxy) } } : {}),
+    ...(proxied ? { httpAgentOptions: { keepAlive: true, proxyEnv: proxyEnv(egressProxy), ...otlpTlsFiles(process.env) } } : {}),
   });
 }
 

@@ -17,6 +17,7 @@
 // reach it and must not. Its hosts are added to NO_PROXY.
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import type { EgressProxy } from '../config.ts';
 
 /** Node's proxy environment, as http.Agent's `proxyEnv` and setGlobalProxyFromEnv() take it. */
@@ -46,7 +47,26 @@ function metadataOverride(env: NodeJS.ProcessEnv): string | undefined {
   }
 }
 
-/** The proxy environment the service uses: the operator's, plus the metadata server's hosts in NO_PROXY. */
+/**
+ * A NO_PROXY entry as both matchers read it the same way. fetch() (undici) takes `example.com`
+ * to cover its subdomains too, Node's agents only the name itself unless it is written
+ * `.example.com`; so a bare name is given in both spellings, and both cover the subdomains.
+ */
+function noProxySpellings(entry: string): string[] {
+  if (entry.startsWith('.') || entry.startsWith('*') || isIP(entry.replace(/^\[(.*)\]$/, '$1').replace(/:\d+$/, '')) !== 0 || entry.includes('/')) return [entry];
+  return [entry, `.${entry}`];
+}
+
+/**
+ * The proxy environment the service uses: the operator's, plus the metadata server's hosts in
+ * NO_PROXY. Every client gets these same values, so they agree where undici and Node's own
+ * proxy support would not:
+ * - HTTP_PROXY alone serves https:// too (undici does so; Node's agents would go direct, and in
+ *   a network where only the proxy reaches out, token requests and exports would fail);
+ * - `*` anywhere in NO_PROXY turns the proxy off for everything (undici honours `*` only as the
+ *   whole value, so it is passed alone);
+ * - a bare name covers its subdomains for both (noProxySpellings).
+ */
 export function proxyEnv(proxy: EgressProxy, env: NodeJS.ProcessEnv = process.env): ProxyEnv {
   const own = (proxy.noProxy ?? '')
     .split(',')
@@ -54,10 +74,11 @@ export function proxyEnv(proxy: EgressProxy, env: NodeJS.ProcessEnv = process.en
     .filter((s) => s !== '');
   const override = metadataOverride(env);
   const metadata = [...METADATA_HOSTS, ...(override === undefined ? [] : [override])].flatMap(spellings);
-  const noProxy = [...new Set([...own, ...metadata])].join(',');
+  const noProxy = own.includes('*') ? '*' : [...new Set([...own.flatMap(noProxySpellings), ...metadata])].join(',');
+  const httpsProxy = proxy.httpsProxy ?? proxy.httpProxy;
   return {
     ...(proxy.httpProxy === undefined ? {} : { HTTP_PROXY: proxy.httpProxy }),
-    ...(proxy.httpsProxy === undefined ? {} : { HTTPS_PROXY: proxy.httpsProxy }),
+    ...(httpsProxy === undefined ? {} : { HTTPS_PROXY: httpsProxy }),
     NO_PROXY: noProxy,
   };
 }

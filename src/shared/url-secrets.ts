@@ -1,5 +1,6 @@
-// Secrets of the connection URLs (DATABASE_URL, DATABASE_DIRECT_URL, REDIS_URL) never reach a
-// log line, an error or the admin command's output (R48). No code path puts a URL into a
+// Secrets of the connection URLs (DATABASE_URL, DATABASE_DIRECT_URL, REDIS_URL), of the egress
+// proxy's and of the OTLP endpoints never reach a log line, an error or the admin command's
+// output (R26, R48). No code path puts a URL into a
 // message; this is the last guard on the few lines that print a dependency's own error text at
 // start (a driver that one day quoted its connection string would still not leak it).
 // A URL carries a secret in three places: its password; a `password` or `sslpassword` query
@@ -12,11 +13,20 @@ import type { Config } from '../config.ts';
 /** Query parameters that hold a password (compared without case). */
 const SECRET_PARAMETERS: ReadonlySet<string> = new Set(['password', 'sslpassword']);
 
-/** The secrets (raw and decoded) in the configured URLs. */
-export function urlSecrets(config: Pick<Config, 'databaseUrl' | 'databaseDirectUrl' | 'redisUrl'>): string[] {
+/** The URLs whose secrets are looked for; all but the connection URLs optional. */
+type SecretUrls = Pick<Config, 'databaseUrl' | 'databaseDirectUrl' | 'redisUrl'> & Partial<Pick<Config, 'egressProxy' | 'otelExporterOtlpEndpoint'>>;
+
+/**
+ * The secrets (raw and decoded) in the configured URLs: the connection URLs, the egress proxy's
+ * (R45: `http://user:password@proxy`, or a token as the lone user part) and the OTLP endpoints
+ * (`env`: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, which the configuration does not hold).
+ */
+export function urlSecrets(config: SecretUrls, env: NodeJS.ProcessEnv = {}): string[] {
   const secrets = new Set<string>();
-  for (const url of [config.databaseUrl, config.databaseDirectUrl, config.redisUrl]) {
-    if (url === undefined) continue;
+  const proxies = [config.egressProxy?.httpsProxy, config.egressProxy?.httpProxy];
+  const others = [...proxies, config.otelExporterOtlpEndpoint, env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()];
+  for (const url of [config.databaseUrl, config.databaseDirectUrl, config.redisUrl, ...others]) {
+    if (url === undefined || url === '') continue;
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -26,7 +36,8 @@ export function urlSecrets(config: Pick<Config, 'databaseUrl' | 'databaseDirectU
     }
     const { password, username, protocol } = parsed;
     addForms(secrets, password, decoded(password, decodeURIComponent));
-    if (password === '' && (protocol === 'redis:' || protocol === 'rediss:')) addForms(secrets, username, decoded(username, decodeURIComponent));
+    const userIsToken = protocol === 'redis:' || protocol === 'rediss:' || others.includes(url);
+    if (password === '' && userIsToken) addForms(secrets, username, decoded(username, decodeURIComponent));
     for (const pair of parsed.search.slice(1).split('&')) {
       const at = pair.indexOf('=');
       if (at < 0) continue;

@@ -5,6 +5,7 @@
 // answers prove the passage; the image host is reached on its own address, and the proxy's
 // record proves it was not asked for it.
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -112,6 +113,38 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
       expect(res.status, res.text).to.equal(201);
       await until('a span export reached the collector', () => received.includes('POST /v1/traces'));
       expect(proxy.seen).to.deep.include({ kind: 'absolute', target: `${COLLECTOR_HOST}:${port}`, url: `http://${COLLECTOR_HOST}:${port}/v1/traces` });
+    } finally {
+      collector.closeAllConnections();
+      await new Promise<void>((r) => collector.close(() => r()));
+    }
+  });
+
+  it('keeps OTEL_EXPORTER_OTLP_CERTIFICATE for exports through the proxy: a collector of a private CA is reached over TLS (R41, R45)', async () => {
+    const received: string[] = [];
+    // The collector's certificate is for the fixture name and signed by the fixture CA, which
+    // the process is told of only by OTEL_EXPORTER_OTLP_CERTIFICATE (no NODE_EXTRA_CA_CERTS).
+    const collector = createHttpsServer({ cert: TLS_CERT, key: TLS_KEY }, (req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    try {
+      const port = (collector.address() as AddressInfo).port;
+      const url = await start({
+        REPORT_GENERATOR: 'offline',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `https://${GEMINI_HOST}:${port}`,
+        OTEL_EXPORTER_OTLP_CERTIFICATE: join(FIXTURES, 'ca.crt'),
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+      const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
+        context: 'property_maintenance',
+        evidence: { text: 'The lift stops between floors.' },
+      });
+      expect(res.status, res.text).to.equal(201);
+      await until('a span export reached the collector over TLS', () => received.includes('POST /v1/traces'));
+      expect(proxy.seen).to.deep.include({ kind: 'connect', target: `${GEMINI_HOST}:${port}` });
     } finally {
       collector.closeAllConnections();
       await new Promise<void>((r) => collector.close(() => r()));

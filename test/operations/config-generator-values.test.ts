@@ -21,6 +21,11 @@ const BAD: [variable: string, env: Record<string, string>][] = [
   ['HTTPS_PROXY', { HTTPS_PROXY: 'proxy.corp:3128' }],
   ['https_proxy', { https_proxy: 'socks5://proxy.corp:1080' }],
   ['HTTP_PROXY', { HTTP_PROXY: 'ftp://proxy.corp' }],
+  // Node's and undici's proxy support refuse these with an error quoting the whole URL,
+  // password included; the WHATWG parser alone would have dropped the CR or kept the `%`.
+  ['HTTPS_PROXY', { HTTPS_PROXY: 'http://svc:S3cretPart1\rS3cretPart2@proxy.corp:3128' }],
+  ['https_proxy', { https_proxy: 'http://svc:S3cret\tTab@proxy.corp:3128' }],
+  ['HTTP_PROXY', { HTTP_PROXY: 'http://svc:50%off@proxy.corp:3128' }],
   ['GEMINI_API_KEY', { REPORT_GENERATOR: 'gemini', GOOGLE_GENAI_USE_VERTEXAI: 'false' }],
 ];
 
@@ -37,6 +42,8 @@ describe('the generator variables (R42-R45, operator-interface.md)', () => {
       const message = (error as ConfigError).message;
       expect(message).to.include(variable);
       expect(message).to.not.include('\n');
+      // R26: the value is never echoed (it may carry a password).
+      for (const value of Object.values(env)) if (value.includes('@')) expect(message).not.to.include(value.slice(0, value.indexOf('@')));
     });
   }
 

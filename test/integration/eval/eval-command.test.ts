@@ -10,6 +10,7 @@ import { CATEGORIES } from '../../../eval/cases.ts';
 import { VALID_REPORT, reportAnswer, startFakeGemini } from '../../support/generation/fake-gemini-server.ts';
 import type { FakeGemini } from '../../support/generation/fake-gemini-server.ts';
 import { SMALL_CASES, runEval } from './run-eval.ts';
+import { startForwardProxy } from '../../support/forward-proxy.ts';
 
 const SMALL_COUNT = 5;
 
@@ -174,6 +175,27 @@ describe('npm run eval: the labelled set through the production path (R46)', fun
     expect(run.stderr).not.to.match(/\n\s+at /);
     expect(gemini.requests.filter((r) => r.model !== undefined), 'no generation paid for').to.deep.equal([]);
     expect(existsSync(join(out, 'none'))).to.equal(false);
+  });
+
+  it('goes through HTTPS_PROXY as the service does (R45): the generator by a name only the proxy resolves, the images directly', async () => {
+    const proxy = await startForwardProxy({ hosts: ['gemini-behind-proxy.test'] });
+    try {
+      const port = new URL(gemini.baseUrl).port;
+      const run = await runEval(['--cases', SMALL_CASES, '--json', '--out', out], {
+        ...geminiEnv(),
+        GEMINI_BASE_URL: `http://gemini-behind-proxy.test:${port}`,
+        HTTPS_PROXY: proxy.url,
+        HTTP_PROXY: proxy.url,
+      });
+      expect(run.code, run.stderr).to.equal(0);
+      const figures = JSON.parse(run.stdout) as Figures;
+      expect(figures.errors, 'every case generated').to.deep.equal({});
+      expect(gemini.requests.length).to.be.at.least(SMALL_COUNT);
+      expect(proxy.seen.some((s) => s.target === `gemini-behind-proxy.test:${port}`)).to.equal(true);
+      expect(proxy.seen.every((s) => s.target.startsWith('gemini-behind-proxy.test:')), 'no image fetch asked of the proxy').to.equal(true);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('refuses a case file that breaks the format, naming the line, and runs nothing', async () => {

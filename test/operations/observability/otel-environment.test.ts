@@ -50,6 +50,19 @@ describe('OTEL_* variables (R41)', () => {
     expect(() => readOtelSettings(ENDPOINT, { OTEL_BSP_SCHEDULE_DELAY: '-1' })).to.throw(/^OTEL_BSP_SCHEDULE_DELAY: /);
     expect(() => readOtelSettings(ENDPOINT, { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '5000' })).to.throw(/^OTEL_BSP_MAX_EXPORT_BATCH_SIZE: /);
   });
+
+  it('a traces endpoint the exporter could not parse names its variable without echoing it (its own error quotes the URL)', () => {
+    for (const bad of ['https://u:CollectorT0ken@collector.example:99999/v1/traces', 'https://u:Coll\rectorT0ken@collector.example/v1/traces', 'ftp://collector.example/v1/traces']) {
+      let message = '';
+      try {
+        readOtelSettings(ENDPOINT, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).to.match(/^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: /);
+      expect(message).not.to.include('T0ken');
+    }
+  });
 });
 
 describe('the service with a bad OTEL_* value (R41)', () => {
@@ -68,6 +81,27 @@ describe('the service with a bad OTEL_* value (R41)', () => {
       const failed = server.stdoutLines.filter((l) => l.includes('"start failed"'));
       expect(failed).to.have.length(1);
       expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_PROTOCOL');
+    } finally {
+      server.kill();
+    }
+  });
+
+  it('a traces endpoint with a token that cannot be parsed: exit 1, the variable named, the token in no line (R26)', async function () {
+    this.timeout(30_000);
+    const server = startServerProcess({
+      DATABASE_URL: testDatabaseUrl(),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel-user:CollectorT0ken@collector.example:99999/v1/traces',
+    });
+    try {
+      const { code } = await server.exited;
+      expect(code).to.equal(1);
+      const failed = server.stdoutLines.filter((l) => l.includes('"start failed"'));
+      expect(failed).to.have.length(1);
+      expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+      expect([...server.stdoutLines, server.stderr()].join('\n')).not.to.include('CollectorT0ken');
     } finally {
       server.kill();
     }

@@ -10,7 +10,19 @@ describe('the egress proxy environment (R45)', () => {
     const env = proxyEnv({ httpsProxy: 'http://proxy.corp:3128', httpProxy: undefined, noProxy: 'internal.example, .corp' }, { GCE_METADATA_HOST: '10.0.0.5:8080' });
     expect(env.HTTPS_PROXY).to.equal('http://proxy.corp:3128');
     expect(env).not.to.have.property('HTTP_PROXY');
-    expect(env.NO_PROXY?.split(',')).to.have.members(['internal.example', '.corp', ...METADATA_HOSTS, '[fd20:ce::254]', '10.0.0.5']);
+    expect(env.NO_PROXY?.split(',')).to.have.members(['internal.example', '.internal.example', '.corp', ...METADATA_HOSTS, '[fd20:ce::254]', '10.0.0.5']);
+  });
+
+  it('gives every client the same reading: HTTP_PROXY alone serves https too, `*` anywhere is `*` alone, a bare name covers its subdomains', () => {
+    // undici (fetch, the generator) and Node's agents (token requests, OTLP) differ on each
+    // of these by themselves; the service hands both the same, unambiguous values.
+    const httpOnly = proxyEnv({ httpsProxy: undefined, httpProxy: 'http://proxy.corp:3128', noProxy: undefined }, {});
+    expect(httpOnly).to.include({ HTTP_PROXY: 'http://proxy.corp:3128', HTTPS_PROXY: 'http://proxy.corp:3128' });
+    expect(proxyEnv({ httpsProxy: 'http://a:1', httpProxy: 'http://b:2', noProxy: undefined }, {})).to.include({ HTTPS_PROXY: 'http://a:1', HTTP_PROXY: 'http://b:2' });
+    expect(proxyEnv({ httpsProxy: 'http://a:1', httpProxy: undefined, noProxy: 'internal.example,*' }, {}).NO_PROXY).to.equal('*');
+    const names = proxyEnv({ httpsProxy: 'http://a:1', httpProxy: undefined, noProxy: 'example.test, .corp, *.lan, 10.1.2.3, 10.0.0.0/8, [fd00::1]' }, {}).NO_PROXY?.split(',');
+    expect(names).to.include.members(['example.test', '.example.test', '.corp', '*.lan', '10.1.2.3', '10.0.0.0/8', '[fd00::1]']);
+    expect(names).not.to.include.members(['..corp', '.*.lan', '.10.1.2.3']);
   });
 
   it('is off without HTTPS_PROXY or HTTP_PROXY (NO_PROXY alone changes nothing)', () => {

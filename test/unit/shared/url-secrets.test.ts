@@ -61,4 +61,17 @@ describe('secrets of the connection URLs (R48)', () => {
     const secrets = urlSecrets({ ...none, databaseUrl: 'postgresql://app:abc@h/db?sslpassword=abcdef' });
     expect(redactSecrets('tried abcdef then abc', secrets)).to.equal('tried *** then ***');
   });
+
+  it('the egress proxy\'s password or lone token, and the OTLP endpoints\' passwords (R26, R45)', () => {
+    const secrets = urlSecrets(
+      {
+        ...none,
+        egressProxy: { httpsProxy: 'http://svc:pr0xy%21pw@proxy.corp:3128', httpProxy: 'http://ProxyToken123@proxy.corp:3128', noProxy: undefined },
+        otelExporterOtlpEndpoint: 'https://otel:C0llectorPw@collector.example:4318',
+      },
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ' https://t:TracesPw@collector.example:4318/v1/traces ' },
+    );
+    expect(secrets).to.include.members(['pr0xy%21pw', 'pr0xy!pw', 'ProxyToken123', 'C0llectorPw', 'TracesPw']);
+    expect(secrets, 'a user beside a password is a name').not.to.include.members(['svc', 'otel', 't']);
+  });
 });
