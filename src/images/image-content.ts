@@ -96,6 +96,39 @@ export function jpegHasEnd(bytes: Buffer): boolean {
   }
 }
 
+/**
+ * The scans of a JPEG, counted up to `stopAfter + 1` (enough to refuse). A progressive JPEG can
+ * hold any number of scans, and a scan that codes every block as one end-of-band run is a few
+ * dozen bytes that the decoder still walks the whole frame for: a few hundred KB of them keep it
+ * busy for minutes (libjpeg-turbo's LJT-01-003, "valid JPEG files that take a long time to
+ * decompress"; its issues #252 and #284: the only remedy is a limit on the scans). libjpeg reads
+ * them all inside one call, where sharp's timeout cannot stop it, so they are counted here first.
+ * The markers before the first scan are walked by their lengths (an EXIF thumbnail's scan does
+ * not count); after it, entropy-coded data is skipped (a 0xFF there is stuffed, FF00, or a
+ * restart marker) and each marker segment walked, to the end-of-image marker.
+ */
+export function jpegScanCount(bytes: Buffer, stopAfter: number): number {
+  let at = -1;
+  for (const { marker, at: start, length } of jpegSegments(bytes)) {
+    if (marker === 0xda) at = start + 2 + length;
+  }
+  if (at < 0) return 0;
+  let scans = 1;
+  while (scans <= stopAfter) {
+    const ff = bytes.indexOf(0xff, at);
+    if (ff < 0 || ff + 1 >= bytes.length) return scans;
+    const marker = bytes[ff + 1] as number;
+    if (marker === 0x00 || marker === 0xff || (marker >= 0xd0 && marker <= 0xd7)) {
+      at = ff + 1; // stuffed byte, fill byte or restart marker: still entropy-coded data
+      continue;
+    }
+    if (marker === 0xd9 || ff + 4 > bytes.length) return scans;
+    if (marker === 0xda) scans += 1;
+    at = ff + 2 + bytes.readUInt16BE(ff + 2);
+  }
+  return scans;
+}
+
 /** A JPEG frame's components as its SOF header declares them. */
 export interface JpegFrame {
   /** Samples a pixel over all components: sum of Hi x Vi / (Hmax x Vmax); 1 for grayscale. */

@@ -26,10 +26,12 @@ export const REJECTED_REASONS = [
   'bad_response',
   'tls',
   // R38, decoding (sharp-normalizer.ts): bytes that do not decode as their type, that end
-  // before the image does, or that declare more than IMAGE_MAX_PIXELS pixels.
+  // before the image does, that declare more than IMAGE_MAX_PIXELS pixels, or a JPEG of more
+  // scans than any encoder writes (a decompression bomb in time: image-content.ts).
   'undecodable',
   'truncated',
   'too_many_pixels',
+  'too_many_scans',
   // R23 oversize with R39: a decoded frame that, with its original, is larger than the whole
   // IMAGE_BYTES_IN_FLIGHT_MAX, so that it could not fit even with nothing else in flight.
   'frame_too_large',

@@ -148,6 +148,47 @@ export async function jpegBomb(width: number, height: number): Promise<Buffer> {
   return out;
 }
 
+/**
+ * A valid progressive grey JPEG whose DC scan is followed by `scans` AC scans of a few dozen
+ * bytes each, every one coding all the frame's blocks as end-of-band runs (EOB14, one Huffman
+ * code of one bit): libjpeg-turbo's LJT-01-003, a file of a few hundred KB that the decoder
+ * walks the whole frame for, once per scan.
+ */
+export async function manyScanJpeg(width: number, height: number, scans: number): Promise<Buffer> {
+  const source = await sharp({ create: { width, height, channels: 3, background: '#777' } }).toColourspace('b-w').jpeg({ progressive: true, quality: 50 }).toBuffer();
+  // Everything up to the end of the first (DC) scan's entropy-coded data.
+  let at = 2;
+  let cut = -1;
+  let component = 1;
+  while (at + 4 <= source.length && cut < 0) {
+    const marker = source[at + 1] as number;
+    const length = source.readUInt16BE(at + 2);
+    if (marker === 0xc2) component = source[at + 10] as number;
+    if (marker === 0xda) {
+      let p = at + 2 + length;
+      while (!(source[p] === 0xff && source[p + 1] !== 0x00 && !((source[p + 1] as number) >= 0xd0 && (source[p + 1] as number) <= 0xd7))) p++;
+      cut = p;
+    }
+    at += 2 + length;
+  }
+  const counts = Buffer.alloc(16);
+  counts[0] = 1;
+  const acTable = Buffer.concat([Buffer.from([0xff, 0xc4, 0x00, 2 + 1 + 16 + 1, 0x11]), counts, Buffer.from([0xe0])]);
+  const sos = Buffer.from([0xff, 0xda, 0x00, 8, 1, component, 0x01, 1, 63, 0x00]);
+  const blocks = Math.ceil(width / 8) * Math.ceil(height / 8);
+  let bits = '';
+  for (let i = 0; i < Math.ceil(blocks / 32767); i++) bits += '0' + '1'.repeat(14);
+  while (bits.length % 8 !== 0) bits += '1';
+  const data: number[] = [];
+  for (let i = 0; i < bits.length; i += 8) {
+    const byte = parseInt(bits.slice(i, i + 8), 2);
+    data.push(byte);
+    if (byte === 0xff) data.push(0x00);
+  }
+  const scan = Buffer.concat([sos, Buffer.from(data)]);
+  return Buffer.concat([source.subarray(0, cut), acTable, ...Array.from({ length: scans }, () => scan), Buffer.from([0xff, 0xd9])]);
+}
+
 /** The first `fraction` of the bytes: a download cut short. */
 export const truncated = (bytes: Buffer, fraction = 0.6): Buffer => bytes.subarray(0, Math.floor(bytes.length * fraction));
 

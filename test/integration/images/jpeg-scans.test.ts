@@ -1,0 +1,44 @@
+// R38: a decompression bomb is 422 without decoding it, and a bomb can be one of time. A
+// progressive JPEG may hold any number of scans, each a few dozen bytes that make the decoder
+// walk the whole frame again (libjpeg-turbo's LJT-01-003); libjpeg reads them all in one call,
+// where sharp's timeout cannot reach, so a 370 KB file held a normalizer slot for 17 s. The
+// scans are counted before decoding: more than any encoder writes is `too_many_scans`.
+import { expect } from 'chai';
+import sharp from 'sharp';
+import { jpegScanCount } from '../../../src/images/image-content.ts';
+import { ImageRefusal, SharpImageNormalizer } from '../../../src/images/index.ts';
+import { manyScanJpeg, phonePhoto } from '../../support/images/made-images.ts';
+
+describe('the scans of a JPEG (R38: a bomb in time is refused before decoding)', function () {
+  this.timeout(20_000);
+  const normalizer = new SharpImageNormalizer({ maxDimension: 256, maxPixels: 40_000_000 });
+
+  it('counts one scan in a baseline photo (its EXIF, XMP and IPTC segments walked past), about ten in a progressive one', async () => {
+    expect(jpegScanCount(await phonePhoto({ width: 320, height: 240 }), 100)).to.equal(1);
+    const progressive = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#3a6' } }).jpeg({ progressive: true }).toBuffer();
+    expect(jpegScanCount(progressive, 100)).to.be.within(2, 12);
+    expect(jpegScanCount(await manyScanJpeg(64, 64, 40), 100)).to.equal(41);
+    expect(jpegScanCount(await manyScanJpeg(64, 64, 400), 100), 'stops counting past the bound').to.equal(101);
+  });
+
+  it('a progressive JPEG of ordinary scans is accepted, and one of 100 scans still is', async () => {
+    const progressive = await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#3a6' } }).jpeg({ progressive: true }).toBuffer();
+    const { normalized } = await normalizer.normalize(progressive, 'image/jpeg');
+    expect(normalized.width).to.equal(256);
+    const hundred = await manyScanJpeg(512, 512, 99);
+    expect((await normalizer.normalize(hundred, 'image/jpeg')).normalized.mimeType).to.equal('image/jpeg');
+  });
+
+  it('one scan more than 100 is refused as too_many_scans (422 remote_evidence_image_rejected) before decoding', async () => {
+    const bomb = await manyScanJpeg(2000, 2000, 500);
+    expect(bomb.length, 'a small file').to.be.below(200_000);
+    let refusal: unknown;
+    try {
+      await normalizer.normalize(bomb, 'image/jpeg');
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).to.be.instanceOf(ImageRefusal);
+    expect(refusal).to.include({ kind: 'rejected', reason: 'too_many_scans' });
+  });
+});
