@@ -35,6 +35,9 @@ export class ByteBudget {
 export class BudgetLease {
   readonly #budget: ByteBudget;
   #held = 0;
+  /** Decoded frames of this lease being reserved now, and who waits for one to go. */
+  #frames = 0;
+  #frameWaiters: (() => void)[] = [];
 
   constructor(budget: ByteBudget) {
     this.#budget = budget;
@@ -69,6 +72,42 @@ export class BudgetLease {
       return true;
     }
     return this.tryReserve(to - from);
+  }
+
+  /**
+   * Reserves a decoded frame (R39). When the budget has no room but another frame of this same
+   * lease is being decoded, waits for that one to be given back and tries again: a request's own
+   * images (fetched and normalized several at once) must not shut each other out, or two large
+   * photos that each fit would be 503 for ever on an idle instance. False when the room is held
+   * by others (another request's images): that is 503 `budget` at once, as before. Each frame
+   * that decodes is bounded in time, so the wait is too; an abort ends it.
+   */
+  async reserveFrame(bytes: number, signal?: AbortSignal): Promise<boolean> {
+    for (;;) {
+      if (this.tryReserve(bytes)) {
+        this.#frames += 1;
+        return true;
+      }
+      if (this.#frames === 0) return false;
+      signal?.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => reject(signal?.reason as Error);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.#frameWaiters.push(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Gives a decoded frame's reservation back, and wakes the frames of this lease waiting for room. */
+  releaseFrame(bytes: number): void {
+    this.shrink(bytes);
+    this.#frames -= 1;
+    const waiters = this.#frameWaiters;
+    this.#frameWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** Gives back the part of a reservation that the body did not use. */

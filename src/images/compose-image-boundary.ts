@@ -13,6 +13,7 @@ import { SharpImageNormalizer } from './sharp-normalizer.ts';
 
 type ImageBoundaryConfig = Pick<
   Config,
+  | 'imageMaxCount'
   | 'imageMaxBytes'
   | 'imageFetchTimeoutMs'
   | 'imageMaxRedirects'
@@ -47,7 +48,7 @@ export function composeImageBoundary(config: ImageBoundaryConfig, parts: ImageBo
         allowCidrs: config.remoteImageAllowCidrs,
         allowedPorts: config.imageAllowedPorts,
       }),
-    normalizer: parts.normalizer ?? new SharpImageNormalizer({ maxDimension: config.imageMaxDimension, maxPixels: config.imageMaxPixels }),
+    normalizer: parts.normalizer ?? new SharpImageNormalizer({ maxDimension: config.imageMaxDimension, maxPixels: config.imageMaxPixels, imagesPerRequest: config.imageMaxCount }),
     budget,
     generatorCopyBytes: (image) => generator.imageCopyBytes?.(image) ?? 0,
   });

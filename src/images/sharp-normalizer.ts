@@ -38,6 +38,12 @@ export interface SharpImageNormalizerOptions {
    * budget, this bound only decides before the first job's run time is known.
    */
   readonly maxWaiting?: number;
+  /**
+   * IMAGE_MAX_COUNT: the places of the queue are never fewer, or a request of that many images
+   * could never be admitted (R38's admission takes a request's places at once) and would be 503
+   * `normalizer_busy` for ever, on an idle instance too.
+   */
+  readonly imagesPerRequest?: number;
   /** How long a job may wait for its turn (default 5 s). */
   readonly maxWaitMs?: number;
   /** How long one job may run (default 10 s); past it, 503 `normalizer_timeout`. */
@@ -107,7 +113,8 @@ export class SharpImageNormalizer implements ImageNormalizer {
     this.#timeoutSeconds = options.timeoutSeconds ?? 10;
     const concurrency = options.concurrency ?? defaultNormalizerConcurrency();
     this.#concurrency = concurrency;
-    this.#queue = new WorkQueue({ concurrency, maxWaiting: options.maxWaiting ?? 16 * concurrency, maxWaitMs: options.maxWaitMs ?? 5_000 });
+    const maxWaiting = Math.max(options.maxWaiting ?? 16 * concurrency, (options.imagesPerRequest ?? 0) - concurrency);
+    this.#queue = new WorkQueue({ concurrency, maxWaiting, maxWaitMs: options.maxWaitMs ?? 5_000 });
   }
 
   /** sharp, loaded and configured once, by the first job. */
@@ -129,10 +136,10 @@ export class SharpImageNormalizer implements ImageNormalizer {
   }
 
   normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission, lease?: BudgetLease): Promise<Normalization> {
-    return this.#queue.run(() => this.#normalize(bytes, mimeType, lease), signal, admission);
+    return this.#queue.run(() => this.#normalize(bytes, mimeType, lease, signal), signal, admission);
   }
 
-  async #normalize(bytes: Buffer, mimeType: ImageMimeType, lease: BudgetLease | undefined): Promise<Normalization> {
+  async #normalize(bytes: Buffer, mimeType: ImageMimeType, lease: BudgetLease | undefined, signal: AbortSignal | undefined): Promise<Normalization> {
     const sharp = await this.#load();
     let reserved = 0;
     try {
@@ -152,8 +159,15 @@ export class SharpImageNormalizer implements ImageNormalizer {
         // with it is larger than the whole budget could never be reserved, however long the client
         // waits, so it is oversize (R23: 422), not a 503 to retry for ever.
         if (decoded + bytes.length > lease.limit) throw rejected('frame_too_large');
-        // It would fit an empty budget, but other images hold it now: unavailable (R23: 503).
-        if (!lease.tryReserve(decoded)) throw unavailable('budget');
+        // It would fit an empty budget, but other requests' images hold it now: unavailable
+        // (R23: 503). The request's own frames being decoded are waited for (reserveFrame).
+        let room: boolean;
+        try {
+          room = await lease.reserveFrame(decoded, signal);
+        } catch {
+          throw unavailable('aborted');
+        }
+        if (!room) throw unavailable('budget');
         reserved = decoded;
       }
       // An sRGB profile is skipped: converting to sRGB would change nothing and cost as much CPU
@@ -174,7 +188,7 @@ export class SharpImageNormalizer implements ImageNormalizer {
       throw decodeRefusal(error);
     } finally {
       // The decoded pixels are gone once encoded: what stays is the normalized copy (R39).
-      lease?.shrink(reserved);
+      if (reserved > 0) lease?.releaseFrame(reserved);
     }
   }
 

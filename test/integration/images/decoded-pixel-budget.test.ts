@@ -144,4 +144,31 @@ describe('decoded pixels on the image byte budget (R38, R39)', function () {
     expect(images.accepted[0]?.original).to.include({ width: 1600, height: 1200 });
     expect(budget.used, 'the frame is not held after normalization').to.equal(images.heldBytes);
   });
+
+  it("a request's own images take turns for the room of their frames instead of refusing each other (503 for ever on an idle instance)", async () => {
+    // Two photos of one request (one lease), normalized at once as the fetcher does (4 at a
+    // time): each frame fits the budget with both originals, both frames do not.
+    const photos = [await phonePhoto({ width: 1600, height: 1200 }), await phonePhoto({ width: 1600, height: 1200, quality: 80 })] as const;
+    const originals = photos[0].length + photos[1].length;
+    const frame = 1600 * 1200 * 3;
+    const budget = new WatchedBudget(originals + frame + frame / 2);
+    const twoAtOnce = new SharpImageNormalizer({ maxDimension: 256, maxPixels: 40_000_000, concurrency: 2 });
+    const lease = new BudgetLease(budget);
+    expect(lease.tryReserve(originals)).to.equal(true);
+    const both = await Promise.all(photos.map((photo) => twoAtOnce.normalize(photo, 'image/jpeg', undefined, undefined, lease)));
+    expect(both.map(({ original }) => original.width)).to.deep.equal([1600, 1600]);
+    expect(budget.peak, 'never both frames at once').to.be.at.most(originals + frame + frame / 2);
+    expect(lease.held, 'the frames given back').to.equal(originals);
+    lease.releaseAll();
+    // Room held by another request is still refused at once: only a request's own frames are waited for.
+    const other = new BudgetLease(budget);
+    expect(other.tryReserve(frame)).to.equal(true);
+    const mine = new BudgetLease(budget);
+    expect(mine.tryReserve(originals)).to.equal(true);
+    const refusal = await twoAtOnce.normalize(photos[0], 'image/jpeg', undefined, undefined, mine).catch((e: unknown) => e);
+    expect(refusal).to.include({ kind: 'unavailable', reason: 'budget' });
+    other.releaseAll();
+    mine.releaseAll();
+    expect(budget.used).to.equal(0);
+  });
 });

@@ -3,7 +3,9 @@
 // `normalizer_busy`: never an unbounded wait, never a hang.
 import { expect } from 'chai';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ImageRefusal, SharpImageNormalizer, WorkQueue } from '../../../src/images/index.ts';
+import { ByteBudget, FakeImageFetcher, ImageRefusal, SharpImageNormalizer, WorkQueue } from '../../../src/images/index.ts';
+import { composeImageBoundary } from '../../../src/images/compose-image-boundary.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { phonePhoto } from '../../support/images/made-images.ts';
 
 /** A job that runs until `open()` is called. */
@@ -100,6 +102,15 @@ describe('normalization queue: bounded, refused at once past its bounds, off the
     const admission = queue.admit(2);
     expect(admission, 'two fit').not.to.equal(undefined);
     admission![Symbol.dispose]();
+  });
+
+  it('a request of IMAGE_MAX_COUNT images can always be admitted: the queue has at least that many places, whatever the cores', async () => {
+    // 64 is the variable's maximum; the default places are 17 per running job (1 to 3 jobs).
+    const config = loadConfig({ IMAGE_MAX_COUNT: '64' });
+    const urls = Array.from({ length: 64 }, (_, i) => `https://img.example/${i}.png`);
+    const boundary = composeImageBoundary(config, { budget: new ByteBudget(config.imageBytesInFlightMax), generator: {}, fetcher: new FakeImageFetcher() });
+    using images = await boundary.acquire(urls);
+    expect(images.accepted).to.have.lengthOf(64);
   });
 
   it('a failing job gives its turn back', async () => {
