@@ -135,6 +135,30 @@ function url(env: string, protocols: readonly string[]): Variable<string | undef
   };
 }
 
+/**
+ * REDIS_URL. ioredis takes every query parameter of the URL as a client option, over the options
+ * the service passes (`?enableOfflineQueue=true&commandTimeout=60000` would undo R20's fail-fast
+ * and R33's bound on a wait, the timeout even unbounded, as a string). Only `password` and
+ * `family` (`?family=6`, as some hosts' IPv6-only networks need) are taken.
+ */
+function redisUrl(): Variable<string | undefined> {
+  const base = url('REDIS_URL', ['redis:', 'rediss:']);
+  return {
+    ...base,
+    read: (raw, reject) => {
+      const value = base.read(raw, reject);
+      if (value === undefined) return undefined;
+      const { searchParams } = new URL(value);
+      for (const [name, given] of searchParams) {
+        if (name === 'password') continue;
+        if (name === 'family' && /^[046]$/.test(given)) continue;
+        reject('a URL with scheme redis: or rediss: whose query, if any, names only password or family (0, 4 or 6)');
+      }
+      return value;
+    },
+  };
+}
+
 /** A value with a parser of its own (lists, numbers with a range the schema cannot say). */
 function parsed<T>(env: string, expected: string, read: (raw: string | undefined, reject: (expected?: string) => never) => T, pattern?: string): Variable<T> {
   return { env, schema: pattern === undefined ? { type: 'string' } : { type: 'string', pattern }, expected, read };
@@ -195,7 +219,7 @@ const VARIABLES = {
   rateLimitRequests: int('RATE_LIMIT_REQUESTS', 1, 1_000_000_000, 60),
   rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 1, 86_400, 60),
   rateLimitStore: oneOf('RATE_LIMIT_STORE', ['postgres', 'memory', 'redis'], 'postgres'),
-  redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+  redisUrl: redisUrl(),
   /** R48: PEM file of a private CA for rediss://. */
   redisTlsCa: text('REDIS_TLS_CA', { pattern: '\\S' }),
   idempotencyRetentionHours: int('IDEMPOTENCY_RETENTION_HOURS', 1, 24 * 365, 24),

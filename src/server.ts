@@ -85,7 +85,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   // The proxy's URL is not logged (it may carry credentials).
   const restoreEgress = applyEgressProxy(config.egressProxy);
   if (proxyConfigured(config.egressProxy)) logger.info('egress proxy on: generator, token requests and OTLP exports; never image fetches (R45)');
-  const contract = await loadContract();
+  const contract = await loadContract(undefined, config.idempotencyRetentionHours);
   const ownsDatabase = overrides.database === undefined;
   const database = overrides.database ?? (await openDatabase(config, { migrate: true, logger }));
   try {

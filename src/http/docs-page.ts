@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import type { AppState } from './app-state.ts';
+import { withRetention } from './contract.ts';
 
 const DOCS_PAGE_PATH = fileURLToPath(new URL('../../generated/api-reference.html', import.meta.url));
 
@@ -30,8 +31,9 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function docsPage(path: string = DOCS_PAGE_PATH): Koa.Middleware<AppState> {
-  const html = readFileSync(path);
+/** `retentionHours`: the page states the instance's Idempotency-Key retention, as the contract it serves does (R14). */
+export function docsPage(path: string = DOCS_PAGE_PATH, retentionHours?: number): Koa.Middleware<AppState> {
+  const html = retentionHours === undefined ? readFileSync(path) : Buffer.from(withRetention(readFileSync(path, 'utf8'), retentionHours));
   return (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('content-security-policy', DOCS_CONTENT_SECURITY_POLICY);

@@ -32,7 +32,7 @@ export function systemRoutes(options: SystemRoutesOptions): Koa.Middleware<AppSt
     ctx.type = 'application/json';
     ctx.body = options.contract.json;
   });
-  router.get('/docs', docsPage());
+  router.get('/docs', docsPage(undefined, options.contract.retentionHours));
   const routes = router.routes() as Koa.Middleware<AppState>;
   // A known system path with another method is a 405 in the envelope (ruling R9); unknown
   // paths fall through to the API, whose router answers 404 not_found.

@@ -20,6 +20,10 @@ const BAD: [variable: string, env: Record<string, string>][] = [
   ['RATE_LIMIT_WINDOW_SECONDS', { RATE_LIMIT_WINDOW_SECONDS: 'soon' }],
   ['REDIS_URL', { RATE_LIMIT_STORE: 'redis' }],
   ['REDIS_URL', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'http://127.0.0.1:6379' }],
+  // ioredis would take these as client options over the service's fail-closed ones (R20, R33).
+  ['REDIS_URL', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:6379/0?enableOfflineQueue=true&commandTimeout=60000' }],
+  ['REDIS_URL', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'rediss://cache.example:6380?family=5' }],
+  ['DATABASE_URL', { DATABASE_URL: 'postgres://app:p\r\nw@db.example/ers' }],
   // R48: a CA names TLS; with redis:// the password would go in plain text.
   ['REDIS_TLS_CA', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'redis://:secret@127.0.0.1:6379', REDIS_TLS_CA: '/etc/ers/redis-ca.pem' }],
   ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'ftp://gateway.example' }],
@@ -86,6 +90,11 @@ describe('configuration values (operator-interface.md)', () => {
   it('REPORT_GENERATOR defaults to gemini when GEMINI_API_KEY is set (operator-interface.md, R25)', () => {
     expect(loadConfig({ GEMINI_API_KEY: 'k' }).reportGenerator).to.equal('gemini');
     expect(loadConfig({ GEMINI_API_KEY: 'k', REPORT_GENERATOR: 'offline' }).reportGenerator).to.equal('offline');
+  });
+
+  it('REDIS_URL may name password and family in its query (R48), nothing else', () => {
+    expect(loadConfig({ RATE_LIMIT_STORE: 'redis', REDIS_URL: 'rediss://cache.example:6380?family=6' }).redisUrl).to.equal('rediss://cache.example:6380?family=6');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'redis', REDIS_URL: 'redis://cache.example:6379/2?password=s3cret' }).redisUrl).to.include('password=');
   });
 
   it('an empty variable counts as unset', () => {
