@@ -1,6 +1,7 @@
 // R38: whatever an accepted image was (transparent, animated, CMYK, 16-bit, huge or tiny), what
 // goes on is one 8-bit sRGB frame, scaled down (never up) to the maximum dimension, re-encoded:
-// JPEG, or PNG (WebP for a WebP source) where it has transparency.
+// JPEG, or PNG (WebP for a WebP source) where it has transparency (an alpha channel that is
+// opaque everywhere is none).
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { SharpImageNormalizer } from '../../../src/images/index.ts';
@@ -39,6 +40,30 @@ describe('normalization: one sRGB frame, scaled down to the maximum dimension, r
     const { normalized } = await normalizer.normalize(await transparentWebp(100, 80), 'image/webp');
     const meta = await sharp(normalized.bytes).metadata();
     expect([normalized.mimeType, meta.format, meta.hasAlpha]).to.deep.equal(['image/webp', 'webp', true]);
+  });
+
+  it('an alpha channel that is opaque everywhere is no transparency: a JPEG, from an RGBA PNG, a 16-bit one or grey with alpha', async () => {
+    // (libwebp itself drops an alpha channel that is opaque everywhere, so a WebP never has one.)
+    const opaque = () => sharp({ create: { width: 600, height: 300, channels: 4, background: { r: 30, g: 90, b: 160, alpha: 1 } } });
+    const inputs: [string, Buffer, 'image/png'][] = [
+      ['RGBA PNG', await opaque().png().toBuffer(), 'image/png'],
+      ['16-bit RGBA PNG', await opaque().toColourspace('rgb16').png().toBuffer(), 'image/png'],
+      ['grey + alpha PNG', await opaque().toColourspace('b-w').ensureAlpha(1).png().toBuffer(), 'image/png'],
+    ];
+    for (const [name, bytes, mimeType] of inputs) {
+      expect((await sharp(bytes).metadata()).hasAlpha, `${name}: made with an alpha channel`).to.equal(true);
+      const { normalized } = await normalizer.normalize(bytes, mimeType);
+      const meta = await sharp(normalized.bytes).metadata();
+      expect([normalized.mimeType, meta.format, meta.hasAlpha, meta.channels, normalized.width], name).to.deep.equal(['image/jpeg', 'jpeg', false, 3, MAX]);
+    }
+  });
+
+  it('one transparent pixel is transparency: the image stays a PNG with its alpha channel', async () => {
+    const pixels = Buffer.alloc(300 * 200 * 4, 200);
+    pixels[3] = 0;
+    const png = await sharp(pixels, { raw: { width: 300, height: 200, channels: 4 } }).png().toBuffer();
+    const { normalized } = await normalizer.normalize(png, 'image/png');
+    expect([normalized.mimeType, (await sharp(normalized.bytes).metadata()).hasAlpha]).to.deep.equal(['image/png', true]);
   });
 
   for (const format of ['gif', 'webp'] as const) {
