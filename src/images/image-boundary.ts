@@ -43,14 +43,14 @@ export class ImageBoundary {
    * first image that fails, and then holds nothing. The caller owns the set: dispose it when the
    * generator is done.
    */
-  async acquire(urls: readonly string[], signal?: AbortSignal): Promise<ImageSet> {
+  async acquire(urls: readonly string[], signal?: AbortSignal, owner?: string): Promise<ImageSet> {
     if (urls.length === 0) return ImageSet.empty();
     // What needs no network is judged first: an unsafe URL is 422 (R23) even when the queue is
     // full, and at its own index.
     this.#fetcher.check?.(urls);
     // Room for every image of the request in the normalization queue, decided before any is
     // fetched: under overload the request is refused at once, without downloading a byte (R38).
-    using admission = this.#admit(urls.length);
+    using admission = this.#admit(urls.length, owner);
     const lease = new BudgetLease(this.#budget);
     try {
       const images = await this.#fetcher.fetch(urls, signal, {
@@ -64,9 +64,9 @@ export class ImageBoundary {
     }
   }
 
-  #admit(count: number): Admission | undefined {
+  #admit(count: number, owner: string | undefined): Admission | undefined {
     if (this.#normalizer.admit === undefined) return undefined;
-    const admission = this.#normalizer.admit(count);
+    const admission = this.#normalizer.admit(count, owner);
     if (admission === undefined) throw new ImageFetchError('unavailable', 'normalizer_busy', 0);
     return admission;
   }

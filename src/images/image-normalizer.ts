@@ -29,9 +29,10 @@ export interface ImageNormalizer {
   /**
    * Room in the queue for `count` images, promised before any of them is fetched; undefined when
    * there is none (the request is then refused at once). Dispose it when the request is done.
-   * Absent: every image takes its chance in normalize().
+   * Absent: every image takes its chance in normalize(). `owner` (the customer) holds at most
+   * its share of the places, however slow its downloads.
    */
-  admit?(count: number): Admission | undefined;
+  admit?(count: number, owner?: string): Admission | undefined;
   /**
    * Decodes `bytes` (already sniffed as `mimeType`) and returns its normalized form; refuses
    * with ImageRefusal: rejected (`undecodable`, `truncated`, `too_many_pixels`,

@@ -120,7 +120,10 @@ export class SharpImageNormalizer implements ImageNormalizer {
     const concurrency = options.concurrency ?? defaultNormalizerConcurrency();
     this.#concurrency = concurrency;
     const maxWaiting = Math.max(options.maxWaiting ?? 16 * concurrency, (options.imagesPerRequest ?? 0) - concurrency);
-    this.#queue = new WorkQueue({ concurrency, maxWaiting, maxWaitMs: options.maxWaitMs ?? 5_000 });
+    // One customer holds at most half the places (always room for one request of its own), so
+    // slow downloads of one customer cannot shut the others out (work-queue.ts).
+    const maxPerOwner = Math.max(options.imagesPerRequest ?? 1, Math.ceil((concurrency + maxWaiting) / 2));
+    this.#queue = new WorkQueue({ concurrency, maxWaiting, maxWaitMs: options.maxWaitMs ?? 5_000, maxPerOwner });
   }
 
   /** sharp, loaded and configured once, by the first job. */
@@ -137,8 +140,8 @@ export class SharpImageNormalizer implements ImageNormalizer {
     return { running: this.#queue.running, waiting: this.#queue.waiting, admitted: this.#queue.admitted };
   }
 
-  admit(count: number): Admission | undefined {
-    return this.#queue.admit(count);
+  admit(count: number, owner?: string): Admission | undefined {
+    return this.#queue.admit(count, owner);
   }
 
   normalize(bytes: Buffer, mimeType: ImageMimeType, signal?: AbortSignal, admission?: Admission, lease?: BudgetLease): Promise<Normalization> {

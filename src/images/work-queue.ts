@@ -7,6 +7,10 @@
 // counts places and time: with the recent run time of a job (a moving average, which grows when
 // the machine is busy), a request whose last image would wait past maxWaitMs is refused now,
 // rather than admitted to be refused after waiting.
+// A request's places are held while its images download too (they are promised before), so one
+// customer's slow images could hold every place and shut every other customer out, within its
+// rate limit. An admission may name its owner (the customer): no owner holds more than
+// `maxPerOwner` places at once.
 import { unavailable } from './image-fetch-error.ts';
 
 interface WorkQueueOptions {
@@ -16,16 +20,21 @@ interface WorkQueueOptions {
   readonly maxWaiting: number;
   /** How long a job may wait for its turn before it is refused. */
   readonly maxWaitMs: number;
+  /** The most places one owner's admissions hold at once (default: all of them). */
+  readonly maxPerOwner?: number;
 }
 
 /** Places in the queue promised to one request's jobs; the unused ones are given back on dispose. */
 export class Admission implements Disposable {
   #left: number;
   readonly #giveBack: (places: number) => void;
+  /** Gives back the owner's count of a place a job took, when that job ends. */
+  readonly jobEnded: () => void;
 
-  constructor(places: number, giveBack: (places: number) => void) {
+  constructor(places: number, giveBack: (places: number) => void, jobEnded: () => void = () => {}) {
     this.#left = places;
     this.#giveBack = giveBack;
+    this.jobEnded = jobEnded;
   }
 
   /** Moves one place to a job (which gives it back when it ends); false when none is left. */
@@ -50,10 +59,12 @@ export class WorkQueue {
   #admitted = 0;
   /** Moving average of how long a job runs, in ms; unknown until one has run. */
   #meanRunMs: number | undefined;
+  /** Places held by each owner's admissions (promised or taken by their jobs). */
+  readonly #held = new Map<string, number>();
 
   constructor(options: WorkQueueOptions) {
     for (const [name, value] of Object.entries(options)) {
-      if (!Number.isSafeInteger(value) || value < (name === 'maxWaiting' ? 0 : 1)) throw new TypeError(`WorkQueue: invalid ${name}`);
+      if (value !== undefined && (!Number.isSafeInteger(value) || value < (name === 'maxWaiting' ? 0 : 1))) throw new TypeError(`WorkQueue: invalid ${name}`);
     }
     this.#options = options;
   }
@@ -80,15 +91,34 @@ export class WorkQueue {
    * Promises `count` places at once, or undefined when the queue has not that many free or
    * the last of them would likely wait longer than maxWaitMs.
    */
-  admit(count: number): Admission | undefined {
-    const { concurrency, maxWaiting, maxWaitMs } = this.#options;
+  admit(count: number, owner?: string): Admission | undefined {
+    const { concurrency, maxWaiting, maxWaitMs, maxPerOwner } = this.#options;
     if (this.#admitted + count > concurrency + maxWaiting) return undefined;
     const ahead = this.#admitted + count - concurrency;
     if (this.#meanRunMs !== undefined && ahead > 0 && (ahead / concurrency) * this.#meanRunMs > maxWaitMs) return undefined;
+    if (owner !== undefined && maxPerOwner !== undefined && this.heldBy(owner) + count > maxPerOwner) return undefined;
     this.#admitted += count;
-    return new Admission(count, (places) => {
-      this.#admitted -= places;
-    });
+    this.#hold(owner, count);
+    return new Admission(
+      count,
+      (places) => {
+        this.#admitted -= places;
+        this.#hold(owner, -places);
+      },
+      () => this.#hold(owner, -1),
+    );
+  }
+
+  /** Places `owner`'s admissions hold now. */
+  heldBy(owner: string): number {
+    return this.#held.get(owner) ?? 0;
+  }
+
+  #hold(owner: string | undefined, places: number): void {
+    if (owner === undefined || places === 0) return;
+    const now = this.heldBy(owner) + places;
+    if (now > 0) this.#held.set(owner, now);
+    else this.#held.delete(owner);
   }
 
   /**
@@ -96,7 +126,8 @@ export class WorkQueue {
    * when there is no place, the wait is too long or `signal` aborts.
    */
   async run<T>(job: () => Promise<T>, signal?: AbortSignal, admission?: Admission): Promise<T> {
-    if (admission?.take() !== true) {
+    const promised = admission?.take() === true ? admission : undefined;
+    if (promised === undefined) {
       if (this.#admitted >= this.#options.concurrency + this.#options.maxWaiting) throw unavailable('normalizer_busy');
       this.#admitted++;
     }
@@ -113,6 +144,7 @@ export class WorkQueue {
       }
     } finally {
       this.#admitted--;
+      promised?.jobEnded();
     }
   }
 

@@ -139,7 +139,7 @@ export class CreateEvidenceReport {
       {
         // The block is the images' one owner: leaving it, after step 8 or on any failure, drops
         // their bytes and gives their budget back, exactly once (R39). Their facts stay.
-        using held = await step('7_fetch_images', () => fetchImages(d.images, request, signal, telemetry));
+        using held = await step('7_fetch_images', () => fetchImages(d.images, request, signal, telemetry, principal.customerId));
         //                                                                      7. 422 remote_evidence_image_rejected; 503 remote_evidence_image_unavailable
         images = imageMetadata(held.accepted);
         generated = await step('8_generate', async () => {

@@ -14,11 +14,13 @@ export async function fetchImages(
   request: CreateEvidenceReportRequest,
   signal: AbortSignal,
   telemetry: Pick<Telemetry, 'imageFetch'>,
+  /** The customer: its images hold at most its share of the normalization queue (R38). */
+  customerId?: string,
 ): Promise<ImageSet> {
   const urls = (request.evidence.images ?? []).map((image) => image.url);
   try {
     // Counted by outcome and reason, and one client span without URL or host (R40, R41).
-    return await telemetry.imageFetch(urls.length, () => boundary.acquire(urls, signal));
+    return await telemetry.imageFetch(urls.length, () => boundary.acquire(urls, signal, customerId));
   } catch (cause) {
     if (cause instanceof ImageFetchError) {
       const code = cause.kind === 'rejected' ? 'remote_evidence_image_rejected' : 'remote_evidence_image_unavailable';

@@ -3,7 +3,8 @@
 // `normalizer_busy`: never an unbounded wait, never a hang.
 import { expect } from 'chai';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ByteBudget, FakeImageFetcher, ImageRefusal, SharpImageNormalizer, WorkQueue } from '../../../src/images/index.ts';
+import { ByteBudget, FakeImageFetcher, ImageBoundary, ImageFetchError, ImageRefusal, SharpImageNormalizer, WorkQueue } from '../../../src/images/index.ts';
+import type { ImageFetcher } from '../../../src/images/image-fetcher.ts';
 import { composeImageBoundary } from '../../../src/images/compose-image-boundary.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { phonePhoto } from '../../support/images/made-images.ts';
@@ -24,7 +25,7 @@ function gated(log: string[], name: string): { job: () => Promise<string>; open:
 const reasonOf = (promise: Promise<unknown>): Promise<string> =>
   promise.then(
     () => 'resolved',
-    (e: unknown) => (e instanceof ImageRefusal ? `${e.kind}:${e.reason}` : String(e)),
+    (e: unknown) => (e instanceof ImageRefusal || e instanceof ImageFetchError ? `${e.kind}:${e.reason}` : String(e)),
   );
 
 describe('normalization queue: bounded, refused at once past its bounds, off the event loop (R38)', function () {
@@ -111,6 +112,49 @@ describe('normalization queue: bounded, refused at once past its bounds, off the
     const boundary = composeImageBoundary(config, { budget: new ByteBudget(config.imageBytesInFlightMax), generator: {}, fetcher: new FakeImageFetcher() });
     using images = await boundary.acquire(urls);
     expect(images.accepted).to.have.lengthOf(64);
+  });
+
+  it("one customer's images hold at most half the places, however slow their downloads: another customer is still admitted", async () => {
+    // Places are promised before the downloads, so slow image hosts hold them (R38). 2 running
+    // jobs and 32 waiting: 34 places, 17 for one customer at most.
+    const queueOf = new SharpImageNormalizer({ maxDimension: 256, maxPixels: 40_000_000, concurrency: 2, maxWaiting: 32, imagesPerRequest: 8 });
+    const gate = Promise.withResolvers<void>();
+    const inner = new FakeImageFetcher();
+    // The network stands still until the gate opens: every image of every request is "downloading".
+    const slowNetwork: ImageFetcher = {
+      fetch: async (urls, signal, options) => {
+        await gate.promise;
+        return inner.fetch(urls, signal, options);
+      },
+    };
+    const boundary = new ImageBoundary({ fetcher: slowNetwork, normalizer: queueOf, budget: new ByteBudget(64 * 1024 * 1024) });
+    const eight = (who: string, n: number) => Array.from({ length: 8 }, (_, i) => `https://img.example/${who}/${n}/${i}.png`);
+    const first = [boundary.acquire(eight('a', 1), undefined, 'customer-a'), boundary.acquire(eight('a', 2), undefined, 'customer-a')];
+    await new Promise((r) => setImmediate(r));
+    expect(queueOf.load.admitted, 'two requests of eight, downloading').to.equal(16);
+    expect(await reasonOf(boundary.acquire(eight('a', 3), undefined, 'customer-a')), 'a third would hold 24 of 34').to.equal('unavailable:normalizer_busy');
+    const other = boundary.acquire(eight('b', 1), undefined, 'customer-b');
+    gate.resolve();
+    for (const set of await Promise.all([...first, other])) set[Symbol.dispose]();
+    expect(queueOf.load.admitted).to.equal(0);
+    // Its places back, the customer is admitted again.
+    (await boundary.acquire(eight('a', 4), undefined, 'customer-a'))[Symbol.dispose]();
+  });
+
+  it('the queue counts each owner\'s places: promised, taken by a job, given back when the job ends or the request is done', async () => {
+    const queue = new WorkQueue({ concurrency: 1, maxWaiting: 9, maxWaitMs: 10_000, maxPerOwner: 5 });
+    const a = queue.admit(3, 'a');
+    expect(a).not.to.equal(undefined);
+    expect(queue.admit(3, 'a'), 'over its five').to.equal(undefined);
+    expect(queue.admit(3, 'b')).not.to.equal(undefined);
+    const job = gated([], 'x');
+    const running = queue.run(job.job, undefined, a);
+    a![Symbol.dispose]();
+    expect(queue.heldBy('a'), 'one place is with the running job').to.equal(1);
+    job.open();
+    await running;
+    expect(queue.heldBy('a')).to.equal(0);
+    expect(queue.admit(5, 'a')).not.to.equal(undefined);
   });
 
   it('a failing job gives its turn back', async () => {
