@@ -37,13 +37,18 @@ const SOCKET_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/;
  * status, 'terminated' when the body is cut after it) whose cause chain carries a code.
  * 'unreachable' when the connection was never made; 'connection_lost' when it broke once made
  * (terminated, ECONNRESET, EPIPE, UND_ERR_SOCKET, any other code or none): the request may have
- * been delivered, and answered. Undefined when it is no socket failure at all.
+ * been delivered, and answered; 'proxy_refused' when the egress proxy refused the tunnel.
+ * Undefined when it is no socket failure at all.
  */
-function networkFailure(error: unknown): 'unreachable' | 'connection_lost' | undefined {
+function networkFailure(error: unknown): 'unreachable' | 'connection_lost' | 'proxy_refused' | undefined {
   let fetchFailed = false;
   let notConnected = false;
   let lost = false;
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    // The egress proxy (R45) answered the tunnel with a status, 407 or 403 say: Google was never
+    // reached, and the fault is the proxy's configuration, the same for every model. undici's
+    // fixed text carries only the status.
+    if (/^Proxy response \(\d{3}\) !== 200 when HTTP Tunneling$/.test(current.message)) return 'proxy_refused';
     // The status had arrived: the body was cut after Google answered.
     if (current instanceof TypeError && current.message === 'terminated') return 'connection_lost';
     if (current instanceof TypeError && current.message === 'fetch failed') fetchFailed = true;

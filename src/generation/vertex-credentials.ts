@@ -27,7 +27,8 @@ import { GenerationError } from './report-generator.ts';
 /** What Vertex AI needs (the SDK asks for the same scope when it makes its own GoogleAuth). */
 const VERTEX_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
-const NETWORK_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/;
+// ERR_PROXY_TUNNEL: the egress proxy (R45) refused the token request's tunnel (407, 403, 502).
+const NETWORK_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_PROXY_TUNNEL)$/;
 
 /** A fixed reason for a credential failure, from the error's type, code and HTTP status only. */
 function credentialFailureReason(error: unknown): { reason: string; code: string | undefined } {

@@ -36,6 +36,7 @@ export const GENERATOR_REASONS = [
   'timeout',
   'unreachable',
   'connection_lost',
+  'proxy_refused',
   'malformed_provider_response',
   'provider_error',
   'prompt_blocked',

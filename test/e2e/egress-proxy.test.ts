@@ -90,6 +90,25 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
     });
   });
 
+  it('a proxy that refuses the generator\'s tunnel is 503 report_generation_unavailable, logged as proxy_refused, not as a lost connection', async () => {
+    const url = await start({
+      REPORT_GENERATOR: 'gemini',
+      GEMINI_API_KEY: 'test-key-egress-proxy-0123456789',
+      // A name the proxy does not know: it answers the CONNECT 502.
+      GEMINI_BASE_URL: 'https://gemini-unknown-to-the-proxy.test:443',
+      GEMINI_MODEL: 'gemini-proxy-e2e-flash',
+    });
+    const linesBefore = service.server!.stdoutLines.length;
+    const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
+      context: 'property_maintenance',
+      evidence: { text: 'The lift stops between floors.' },
+    });
+    expect(res.status, res.text).to.equal(503);
+    expect(proxy.seen).to.deep.include({ kind: 'connect', target: 'gemini-unknown-to-the-proxy.test:443' });
+    const failure = await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
+    expect(failure).to.include({ requestId: res.headers['x-request-id'], dependency: 'generator', reason: 'proxy_refused' });
+  });
+
   it('sends OTLP exports through the proxy', async () => {
     const received: string[] = [];
     const collector: Server = createServer((req, res) => {
@@ -172,9 +191,13 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
   }
 
   it("sends a key file's token request through the proxy (here refused: 503 report_generation_unavailable)", async () => {
-    const { key, res } = await reportWithKeyFile('service-account.json');
+    const { key, res, linesBefore } = await reportWithKeyFile('service-account.json');
     expect(res.status, res.text).to.equal(503);
     expect(proxy.seen).to.deep.include({ kind: 'connect', target: 'oauth2.googleapis.com:443' });
+    // The refused tunnel is named as the docs say: the token endpoint unreachable, with the code.
+    const failure = await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
+    expect(failure).to.include({ requestId: res.headers['x-request-id'], reason: 'credentials_token_endpoint_unreachable' });
+    expect(JSON.stringify(failure)).to.include('ERR_PROXY_TUNNEL');
     const everything = `${service.server!.stdoutLines.join('\n')}\n${service.server!.stderr()}`;
     expect(everything).not.to.include(key.privateKeyId);
     expect(everything).not.to.include(proxy.url);
