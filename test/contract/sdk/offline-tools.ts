@@ -1,7 +1,7 @@
 // Runs the code generators and the TypeScript compiler as customers would, from the project's
-// node_modules, in a loopback-only network namespace (`unshare -rn`) where the machine allows
-// it: a generator that tried to reach the network would fail there. Where unshare is missing
-// the tools still run (they read only the local contract) and the test says so.
+// node_modules, in a loopback-only network namespace (`unshare -rn`): a generator that tried to
+// reach the network would fail there. Without unshare the check cannot be made, so it fails
+// (runNodeOffline throws); it never runs the tools with the network instead.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,13 +19,13 @@ export interface RunResult {
   output: string;
 }
 
-/** Runs `node <script> ...args` in cwd, without network when the machine allows it. */
+/** Runs `node <script> ...args` in cwd, in a network namespace with loopback only. */
 export function runNodeOffline(script: string, args: string[], cwd: string): Promise<RunResult> {
-  const [command, argv] = NETWORK_NAMESPACE
-    ? ['unshare', ['-rn', process.execPath, script, ...args]]
-    : [process.execPath, [script, ...args]];
+  if (!NETWORK_NAMESPACE) {
+    return Promise.reject(new Error('unshare -rn is unavailable: the SDK tools cannot be shown to work without the network'));
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('unshare', ['-rn', process.execPath, script, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -67,6 +67,7 @@ describe('redirects: handled by the boundary, each hop a new target checked from
   afterEach(() => spy.restore());
 
   const onlyTheImageServer = (): void => {
+    expect(spy.attempts, 'the fetch connected somewhere').to.include(`127.0.0.1:${server.port}`);
     for (const attempt of spy.attempts) expect(attempt).to.equal(`127.0.0.1:${server.port}`);
   };
 
