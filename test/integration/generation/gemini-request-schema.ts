@@ -57,7 +57,9 @@ function requestSchema(api: GeminiApi): object {
     additionalProperties: false,
     required: ['mimeType', 'data'],
     properties: {
-      mimeType: { type: 'string', minLength: 1 },
+      // The image types Gemini and Vertex AI take inline (ai.google.dev and
+      // cloud.google.com "Image understanding"; a GIF is refused: discuss.ai.google.dev/t/71468).
+      mimeType: { enum: ['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif'] },
       data: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' },
       ...(api === 'vertex' ? { displayName: { type: 'string' } } : {}),
     },

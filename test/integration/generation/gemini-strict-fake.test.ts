@@ -61,6 +61,13 @@ describe('the fake Gemini refuses what the real API refuses (400 INVALID_ARGUMEN
     });
   }
 
+  it('refuses an inline image of a type Gemini does not take (image/gif), as the real API does', async () => {
+    const body = { contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/gif', data: 'R0lGODlh' } }] }] };
+    const { status, json } = await post(fake, body);
+    expect(status).to.equal(400);
+    expect(json.error.status).to.equal('INVALID_ARGUMENT');
+  });
+
   it('accepts a well-formed request (the check refuses only what it should)', async () => {
     expect(checkGenerateContentRequest(VALID, 'developer')).to.equal(undefined);
     const { status } = await post(fake, VALID);
