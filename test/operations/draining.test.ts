@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { createCustomerFixture, proxyToTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { client, send } from '../support/http-client.ts';
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts';
+import { waitUntilInFlight } from '../support/reports.ts';
 import { viaProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const refused = (port: number): Promise<boolean> =>
@@ -80,7 +81,8 @@ describe('draining on SIGTERM (R35)', function () {
     const url = await start({ SHUTDOWN_DRAIN_MS: '4000', SHUTDOWN_TIMEOUT_MS: '3000', OFFLINE_GENERATOR_DELAY_MS: '1500' });
     const customer = await createCustomerFixture();
     const inFlight = client(url, customer.apiKey).createReport(REPORT, { 'Idempotency-Key': 'in-flight-at-sigterm', connection: 'keep-alive' });
-    await sleep(500);
+    // In flight for certain: its key is claimed, and the generator takes 1.5 s.
+    await waitUntilInFlight(customer.customerId);
     const signalled = performance.now();
     server?.child.kill('SIGTERM');
     const created = await inFlight;

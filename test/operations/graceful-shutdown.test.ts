@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { countCustomerRows, createCustomerFixture, testDatabaseUrl, testEm } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts';
+import { waitUntilInFlight } from '../support/reports.ts';
 
 /** True when a TCP connection to the port is refused. */
 function refused(port: number): Promise<boolean> {
@@ -21,19 +22,6 @@ function refused(port: number): Promise<boolean> {
 }
 
 /** Waits until the request holds its idempotency claim, i.e. it is past step 5 and generating. */
-async function waitUntilInFlight(customerId: string): Promise<void> {
-  const em = await testEm();
-  for (let i = 0; i < 300; i += 1) {
-    const rows = await em.execute<{ n: string }[]>(
-      `select count(*) as n from idempotency_record where customer_id = ? and status = 'in_progress'`,
-      [customerId],
-    );
-    if (Number(rows[0]?.n) > 0) return;
-    await sleep(50);
-  }
-  throw new Error('the request never reached the generator');
-}
-
 /** The real entry point, with the offline generator taking `generatorMs` over each report. */
 function startWithSlowGenerator(generatorMs: number, env: Record<string, string> = {}): ServerProcess {
   return startServerProcess({

@@ -188,3 +188,14 @@ export async function postWithLateBody(baseUrl: string, customer: { customerId: 
   socket.write(text);
   return answer;
 }
+
+/** Resolves once a request of the customer holds an Idempotency-Key claim (it is past step 5, in flight). */
+export async function waitUntilInFlight(customerId: string): Promise<void> {
+  const em = await testEm();
+  for (let i = 0; i < 300; i += 1) {
+    const rows = await em.fork().execute<{ n: string }[]>(`select count(*) as n from idempotency_record where customer_id = ? and status = 'in_progress'`, [customerId]);
+    if (Number(rows[0]?.n) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the request never reached the generator');
+}
