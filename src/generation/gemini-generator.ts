@@ -220,7 +220,8 @@ export class GeminiReportGenerator implements ReportGenerator {
         } catch (error) {
           // Once the deadline or the caller has aborted, that is the outcome, whatever was thrown.
           const failure = signal.aborted ? (signal.reason as GenerationError) : classifyCallError(error);
-          this.#observer.attempt(model, attemptOutcome(failure));
+          // A caller that went away says nothing of the model (the request is counted 499).
+          if (failure.reason !== 'aborted') this.#observer.attempt(model, attemptOutcome(failure));
           last = failure;
           // Neither a connection lost once made nor missing credentials is asked again (fallsThrough).
           if (signal.aborted || !fallsThrough(failure)) throw failure;

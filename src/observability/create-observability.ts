@@ -70,7 +70,7 @@ export async function createObservability(
   let listener: MetricsListener | undefined;
   return {
     telemetry,
-    generationObserver: metrics?.generatorObserver ?? NO_OBSERVER,
+    generationObserver: metrics === undefined ? NO_OBSERVER : telemetry.liveOnly(metrics.generatorObserver),
     async listen() {
       if (metrics === undefined || config.metricsPort === undefined) return undefined;
       const { startMetricsListener } = await import('./metrics-listener.ts');

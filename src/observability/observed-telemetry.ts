@@ -13,6 +13,7 @@ import type { ServiceMetrics } from './metrics.ts';
 import type { StepLabel } from './step-labels.ts';
 import type { Mode } from '../accounts/mode.ts';
 import { codeLabel, errorType, generationFailure, imageFailure, operationLabel, ROUTES, statusLabel } from './label-values.ts';
+import { GenerationError, type GenerationObserver } from '../generation/report-generator.ts';
 
 interface OpenStep {
   readonly label: StepLabel;
@@ -121,11 +122,12 @@ export class ObservedTelemetry implements Telemetry {
   async imageFetch<T>(count: number, fn: () => Promise<T>): Promise<T> {
     try {
       const result = await this.#client('ers.image_fetch', { 'ers.image.count': count }, fn, IMAGE_SPAN);
-      this.#metrics?.imageFetches('accepted', 'none', count);
+      if (this.#live()) this.#metrics?.imageFetches('accepted', 'none', count);
       return result;
     } catch (error) {
       const { outcome, reason } = imageFailure(error);
-      this.#metrics?.imageFetches(outcome, reason, 1);
+      // A client gone mid-fetch says nothing of the image hosts (the request is counted 499).
+      if (this.#live() && reason !== 'aborted') this.#metrics?.imageFetches(outcome, reason, 1);
       throw error;
     }
   }
@@ -136,16 +138,40 @@ export class ObservedTelemetry implements Telemetry {
     const generator = this.#scope.getStore()?.request.mode === 'test' ? 'offline' : this.#generator;
     try {
       const result = await this.#client('ers.generate', { 'ers.generator': generator }, fn, GENERATION_SPAN);
-      this.#metrics?.generation('ok', seconds(started), generator);
+      if (this.#live()) this.#metrics?.generation('ok', seconds(started), generator);
       return result;
     } catch (error) {
-      this.#metrics?.generation(generationFailure(error), seconds(started), generator);
+      // A client gone mid-generation says nothing of the generator (the request is counted 499).
+      const callerLeft = error instanceof GenerationError && error.reason === 'aborted';
+      if (this.#live() && !callerLeft) this.#metrics?.generation(generationFailure(error), seconds(started), generator);
       throw error;
     }
   }
 
   admissionRejected(reason: AdmissionRejection): void {
-    this.#metrics?.admissionRejected(reason);
+    if (this.#live()) this.#metrics?.admissionRejected(reason);
+  }
+
+  /** The generator's own observations (attempts, tokens), for live requests only (R53). */
+  liveOnly(observer: GenerationObserver): GenerationObserver {
+    const live: GenerationObserver = {
+      attempt: (model, outcome) => {
+        if (this.#live()) observer.attempt(model, outcome);
+      },
+      tokens: (model, tokens) => {
+        if (this.#live()) observer.tokens(model, tokens);
+      },
+    };
+    return Object.freeze(live);
+  }
+
+  /**
+   * R53: a test key's requests are counted apart (ers_test_mode_*) and move no live figure:
+   * durations, generations, image fetches, attempts, tokens, in-flight refusals. Outside a
+   * request (the edge's shedding, background work) everything is live.
+   */
+  #live(): boolean {
+    return this.#scope.getStore()?.request.mode !== 'test';
   }
 
   /** Ends the tracing (exporting what is queued). */
@@ -158,7 +184,7 @@ export class ObservedTelemetry implements Telemetry {
   }
 
   #endStep(step: OpenStep, failed: string | undefined): void {
-    this.#metrics?.step(step.label, seconds(step.started));
+    if (this.#live()) this.#metrics?.step(step.label, seconds(step.started));
     // Steps 9-10 are one transaction with the report and its usage unit (R15): their success is
     // a report created.
     if (step.label === '9_10_persist' && failed === undefined) this.#metrics?.reportCreated(this.#scope.getStore()?.request.mode ?? 'live');

@@ -41,8 +41,9 @@ export interface Telemetry {
    */
   step<T>(label: StepLabel, fn: () => Promise<T> | T): Promise<T>;
   /**
-   * The request's mode, once its key is known (R53): its metrics carry the label `mode` and its
-   * server span the attribute `ers.mode`. A request refused before that counts as `live`.
+   * The request's mode, once its key is known (R53): a test key's request is counted in the
+   * ers_test_mode_* series and moves no live figure; its server span carries `ers.mode`. A
+   * request refused before that counts as `live`.
    */
   mode(mode: Mode): void;
   /** One database statement, by its name only (never its text or parameters). */

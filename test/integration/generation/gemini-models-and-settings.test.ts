@@ -129,6 +129,17 @@ describe('Gemini models in order, with fallbacks (R42)', () => {
     });
   }
 
+  it('a caller that goes away is no attempt of the model: nothing is counted, and no other model is asked', async () => {
+    suite.fake.enqueue({ kind: 'stall' });
+    const observer = new RecordingObserver();
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 200);
+    const failure = await failureOf((await twoModels(observer, { timeoutMs: 5_000 })).generate(input(), caller.signal));
+    expect(failure).to.include({ kind: 'unavailable', reason: 'aborted' });
+    expect(observer.attempts).to.deep.equal([]);
+    expect(suite.fake.requests.map((r) => r.model)).to.deep.equal([PRIMARY]);
+  });
+
   it('keeps every model and pause inside the one GENERATOR_TIMEOUT_MS deadline', async () => {
     suite.fake.enqueue(errorAnswer(503, 300), { kind: 'stall' });
     const started = performance.now();

@@ -43,7 +43,43 @@ describe('metrics count test-mode traffic apart from the fixed series (R53, R40)
     ).to.deep.equal([]);
     expect(moved('ers_reports_created_total'), 'live reports').to.equal(1);
     expect(moved('ers_test_mode_reports_created_total'), 'test reports').to.equal(1);
-    // The three ran step 8 (the trigger fires before steps 9-10), all offline.
-    expect(moved(seriesKey('ers_report_generation_duration_seconds_count', { generator: 'offline', outcome: 'ok' }))).to.equal(3);
+    // The three ran step 8 (the trigger fires before steps 9-10), all offline; only the live one
+    // is a live figure: durations, steps, generations, attempts and tokens count live traffic.
+    expect(moved(seriesKey('ers_report_generation_duration_seconds_count', { generator: 'offline', outcome: 'ok' }))).to.equal(1);
+    expect(moved(seriesKey('ers_http_request_duration_seconds_count', { operation: 'createEvidenceReport' })), 'request latencies').to.equal(1);
+    expect(moved(seriesKey('ers_pipeline_step_duration_seconds_count', { step: '8_generate' })), 'step latencies').to.equal(1);
+    expect(moved(seriesKey('ers_generator_attempts_total', { model: 'offline', outcome: 'ok' })), 'attempts').to.equal(1);
+  });
+});
+
+describe('a client gone mid-request is no dependency failure in the metrics (R40)', function () {
+  this.timeout(30_000);
+  let service: TestService;
+
+  before(async () => {
+    service = await startTestService({ METRICS_PORT: '0', OFFLINE_GENERATOR_DELAY_MS: '3000' });
+  });
+  after(() => service?.close());
+
+  it('a request whose client leaves during generation is 499, and the generator is not counted unavailable', async () => {
+    const customer = await createCustomerFixture();
+    const before = (await scrape(service.metricsUrl!)).samples;
+    const leaving = new AbortController();
+    const sent = fetch(new URL('/v1/evidence/reports', service.url), {
+      method: 'POST',
+      headers: { 'x-api-key': customer.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(BODY),
+      signal: leaving.signal,
+    }).catch(() => undefined);
+    const moved = async (key: string) => ((await scrape(service.metricsUrl!)).samples.get(key) ?? 0) - (before.get(key) ?? 0);
+    const gone = seriesKey('ers_http_requests_total', { code: 'none', operation: 'createEvidenceReport', status: '499' });
+    // Generating (its key's use recorded and a second gone by), then the client leaves.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    leaving.abort();
+    await sent;
+    for (let i = 0; i < 100 && (await moved(gone)) < 1; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await moved(gone), 'counted as 499').to.equal(1);
+    expect(await moved(seriesKey('ers_report_generation_duration_seconds_count', { generator: 'offline', outcome: 'unavailable' })), 'no unavailable generation').to.equal(0);
+    expect(await moved(seriesKey('ers_generator_attempts_total', { model: 'offline', outcome: 'unavailable' })), 'no unavailable attempt').to.equal(0);
   });
 });
