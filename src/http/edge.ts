@@ -11,6 +11,7 @@ import type { Telemetry } from '../observability/telemetry.ts';
 import type { AdmissionControl } from './admission-control.ts';
 import { withPlace } from '../shared/outside-wait.ts';
 import { endOfTurn } from './end-of-turn.ts';
+import { markArrival } from './arrival.ts';
 
 type EdgeConfig = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
 
@@ -133,6 +134,7 @@ export function edgeListener(options: EdgeListenerOptions): (req: IncomingMessag
       void run(req, res);
       return;
     }
+    markArrival(req);
     // The ticket is the request's place: a long wait on the generator lends it (waitingOutside),
     // and it is given back when the work has ended; a client that goes away takes a queued
     // request out of the queue (abandon).

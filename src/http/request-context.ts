@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AppState } from './app-state.ts';
+import { arrivalOf } from './arrival.ts';
 import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 /** The status a request is logged and counted with when its client went away first. */
@@ -14,7 +15,8 @@ const CLIENT_CLOSED_REQUEST = 499;
 
 export function requestContext(logger: Logger, telemetry: Telemetry = noopTelemetry): Koa.Middleware<AppState> {
   return async (ctx, next) => {
-    const started = performance.now();
+    // From the edge's arrival when admission control may have queued it (R52): the wait counts.
+    const started = arrivalOf(ctx.req) ?? performance.now();
     const requestId = randomUUID();
     const observed = telemetry.request(ctx.method, ctx.path, ctx.req.headers);
     const aborter = new AbortController();
