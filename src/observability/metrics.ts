@@ -41,8 +41,11 @@ interface MetricSources {
 const TOKEN_KINDS = ['input', 'output', 'thinking'] as const;
 
 // Seconds. Requests are milliseconds when healthy; generation is seconds and bounded by
-// GENERATOR_TIMEOUT_MS (30 s by default), so its buckets reach past it.
-const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+// GENERATOR_TIMEOUT_MS (30 s by default), so its buckets reach past it. The request buckets
+// also mark the bounds the rulings set, so a quantile can show them held: 2 s (/readyz, R51),
+// 8 s (a dependency that hangs fails closed within its two bounds plus a second by default,
+// R33), and past the 30 s generator bound (a POST may add images and the database to it).
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5, 5, 8, 10, 15, 30, 45, 60];
 const GENERATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60];
 
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];

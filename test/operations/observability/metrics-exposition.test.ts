@@ -114,6 +114,19 @@ describe('the metrics exposition (R40, operator interface "Metrics")', function 
     ]);
   });
 
+  it('the request latency buckets mark the rulings\' bounds: 2 s (/readyz, R51), 8 s (fail closed, R33), and past the 30 s generator bound', () => {
+    const bounds = new Set(
+      [...scraped.samples.keys()]
+        .filter((k) => k.startsWith('ers_http_request_duration_seconds_bucket{'))
+        .map((k) => /le="([^"]+)"/.exec(k)?.[1])
+        .filter((le): le is string => le !== undefined && le !== '+Inf')
+        .map(Number),
+    );
+    expect(bounds.size, 'a request was observed').to.be.greaterThan(0);
+    expect([...bounds]).to.include.members([2, 8]);
+    expect(Math.max(...bounds)).to.be.greaterThan(30);
+  });
+
   it('the process and Node.js defaults of prom-client are there', () => {
     for (const name of [
       'process_cpu_user_seconds_total',
