@@ -17,6 +17,7 @@ import { ApiError } from '../errors/catalogue.ts';
 import type { Principal } from '../auth/principal.ts';
 import { readApiKey } from './api-key-header.ts';
 import { readIntake, type Intake } from './request-intake.ts';
+import { waitingOutside } from '../shared/outside-wait.ts';
 import { customizeAjv } from './validation-formats.ts';
 import { firstViolation } from './validation-details.ts';
 import type { AppState } from './app-state.ts';
@@ -149,7 +150,11 @@ export async function createApiFront(options: ApiFrontOptions): Promise<ApiFront
 
   /** Step 2: the intake, the contract's schema, then the operation's own checks. */
   const validateInput = async (ctx: KoaCtx, route: Route, principal: Principal): Promise<OperationInput> => {
-    const intake = route.contract.requestBody ? await readIntake(ctx.req, options.bodyMaxBytes) : NO_INTAKE;
+    // R52: a body that is slow to arrive is a wait on the client, like a wait on the generator:
+    // its admission place is lent meanwhile (waitingOutside, after 20 ms), or slow uploads of one
+    // key, authenticated but not yet at step 3's in-flight limit, would hold every place and shed
+    // every other customer.
+    const intake = route.contract.requestBody ? await waitingOutside(() => readIntake(ctx.req, options.bodyMaxBytes)) : NO_INTAKE;
     validateAgainstContract(ctx, route, intake);
     const { params } = api.router.parseRequest(contractRequest(ctx, intake), route.contract);
     const input: OperationInput = {
