@@ -13,7 +13,7 @@ import type { AppState } from '../../../src/http/app-state.ts';
 import { noopTelemetry, type RequestOutcome, type Telemetry } from '../../../src/observability/telemetry.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const response = () => ({ destroyed: false, once: () => undefined, setHeader: () => undefined }) as unknown as ServerResponse;
+const response = () => ({ destroyed: false, writableFinished: true, once: () => undefined, on: () => undefined, setHeader: () => undefined, destroy: () => undefined }) as unknown as ServerResponse;
 
 describe('a queued request is timed from its arrival at the edge (R52, R40)', () => {
   it('the edge marks a guarded request when it arrives, before admission; the queue wait is inside its time', async () => {
