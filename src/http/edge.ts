@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
+import { parse as parseLegacyUrl } from 'node:url';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/catalogue.ts';
@@ -159,11 +160,11 @@ export function edgeListener(options: EdgeListenerOptions): (req: IncomingMessag
 export function routedPath(url: string | undefined): string {
   let path = url ?? '';
   if (!path.startsWith('/')) {
-    try {
-      path = new URL(path).pathname;
-    } catch {
-      return path;
-    }
+    // Read as Koa reads it (parseurl, that is node:url's legacy parse), not by WHATWG rules,
+    // which refuse `http://h:99999/...` or `http://[zz]/...` and remove dot segments: Koa still
+    // routes those to the operation, so the shedder must see the same path. (Koa calls the same
+    // parser on such a target anyway, so no new deprecation warning is raised here.)
+    path = parseLegacyUrl(path).pathname ?? '';
   }
   const end = path.search(/[?#]/);
   if (end !== -1) path = path.slice(0, end);

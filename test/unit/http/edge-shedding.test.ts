@@ -86,6 +86,14 @@ describe('the edge sheds a saturated instance at the end of the turn (R52)', () 
     ['GET', '/v1/usage/current#fragment', 'current_usage_unavailable'],
     ['GET', 'http://service.example/v1/usage/current?month=now', 'current_usage_unavailable'],
     ['GET', '/v1/evidence/reports/5b0e6a3c-0000-4000-8000-000000000000/', 'report_generation_unavailable'],
+    // Targets WHATWG URL refuses or rewrites, which node:http accepts and Koa (parseurl) still
+    // routes to the operation: a port past 65535, a bad IPv6 literal, an empty authority, an
+    // empty user part, dot segments.
+    ['POST', 'http://h:99999/v1/evidence/reports', 'report_generation_unavailable'],
+    ['POST', 'http://[zz]/v1/evidence/reports', 'report_generation_unavailable'],
+    ['POST', 'http:///v1/evidence/reports', 'report_generation_unavailable'],
+    ['GET', 'http://@/v1/usage/current', 'current_usage_unavailable'],
+    ['GET', 'http://h/v1/evidence/reports/..', 'report_generation_unavailable'],
   ] as const) {
     it(`${method} ${url} is shed as its operation (${code})`, async () => {
       const { res, written } = fakeResponse();
