@@ -195,17 +195,18 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       return work;
     };
   // R51: the bounds on connections and on the time a peer may take; R52: admission first.
-  const server = createServer(
-    edgeServerOptions(config),
-    edgeListener({
-      handle: tracked(app.callback()),
-      admission,
-      draining: () => draining,
-      telemetry,
-      logger,
-      responseTimeoutMs: config.requestTimeoutMs,
-    }),
-  );
+  const listener = edgeListener({
+    handle: tracked(app.callback()),
+    admission,
+    draining: () => draining,
+    telemetry,
+    logger,
+    responseTimeoutMs: config.requestTimeoutMs,
+  });
+  const server = createServer(edgeServerOptions(config), listener);
+  // An Expect other than 100-continue would get Node's bare 417, without R9's headers; RFC 9110
+  // lets a server ignore an expectation it does not know (section 10.1.1), so it is served.
+  server.on('checkExpectation', listener);
   // R51's timeouts and malformed heads are answered with R9's headers, not Node's bare line.
   server.on('clientError', answerClientError);
   // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being

@@ -32,6 +32,10 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
     // are told `Keep-Alive: timeout=` in whole seconds, rounded down, so they stop first.)
     keepAliveTimeoutBuffer: 0,
     connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
+    // Node answers an HTTP/1.1 request without Host with a bare 400 of its own, before any
+    // handler and without R9's headers. The service names no virtual hosts, so it serves it like
+    // any other request (its answer carries x-request-id and cache-control).
+    requireHostHeader: false,
   };
 }
 

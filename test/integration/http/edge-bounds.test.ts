@@ -111,6 +111,21 @@ describe('edge bounds on slow peers (R51)', () => {
     expect(body.error).to.include({ code: 'invalid_request_payload', requestId });
   });
 
+  for (const [what, head] of [
+    ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'],
+    ['an Expect that is not 100-continue', 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\nConnection: close\r\n\r\n'],
+  ] as const) {
+    it(`${what} is served, with R9's headers, not answered by node:http's bare 400 or 417`, async () => {
+      const probe = await open(app.service.url);
+      probe.socket.write(head);
+      await within(probe.closed, 2_000, what);
+      const answer = probe.received().toString('latin1');
+      expect(answer).to.match(/^HTTP\/1\.1 200 /);
+      expect(answer).to.match(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+      expect(answer).to.match(/\r\ncache-control: no-store\r\n/);
+    });
+  }
+
   it('a body that dribbles (one byte every 100 ms) is cut after REQUEST_TIMEOUT_MS; nothing is stored', async () => {
     const customer = app.customer;
     const probe = await open(app.service.url);
