@@ -3,6 +3,7 @@
 // start the service through here, so the tests run the production wiring; tests may replace
 // a port (clock, image fetcher, generator) or hand in an open database.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -209,6 +210,17 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   server.on('checkExpectation', listener);
   // R51's timeouts and malformed heads are answered with R9's headers, not Node's bare line.
   server.on('clientError', answerClientError);
+  // Connections that have not sent a request yet. Node counts them neither idle (so
+  // closeIdleConnections leaves them) nor busy, and stops its header timeout once the server
+  // closes: a peer that opened a connection and sent nothing would hold the exit until
+  // SHUTDOWN_TIMEOUT_MS with nothing in flight (R35). They are closed with the idle ones.
+  const unused = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
+  server.on('checkExpectation', (req: IncomingMessage) => unused.delete(req.socket));
   // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being
   // refused, and is taken off that queue by several sockets at once (accept-sockets.ts).
   const acceptSockets = await listenOnAcceptSockets(server, {
@@ -244,6 +256,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       draining = true;
       const stopped = acceptSockets.close();
       server.closeIdleConnections();
+      for (const socket of unused) socket.destroy();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
       clearTimeout(timer);

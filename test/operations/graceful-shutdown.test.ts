@@ -137,4 +137,19 @@ describe('graceful shutdown is bounded (operator-interface.md)', () => {
     const held = await (await testEm()).execute<{ n: string }[]>(`select count(*) as n from idempotency_record where customer_id = ? and status = 'in_progress'`, [customer.customerId]);
     expect(Number(held[0]?.n), 'claims still held').to.equal(0);
   });
+
+  it('a connection that never sent a request does not hold the exit: with nothing in flight the process ends after the drain, not at SHUTDOWN_TIMEOUT_MS (R35)', async function () {
+    this.timeout(60_000);
+    server = startWithSlowGenerator(0, { SHUTDOWN_DRAIN_MS: '300', SHUTDOWN_TIMEOUT_MS: '20000' });
+    const { url } = await listening(server);
+    const silent = connect(Number(new URL(url).port), '127.0.0.1');
+    silent.on('error', () => {});
+    await new Promise((resolve) => silent.once('connect', resolve));
+    const signalled = performance.now();
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).to.equal(0);
+    // Far inside the 20 s bound: the drain, then the dependencies' closing.
+    expect(performance.now() - signalled).to.be.below(10_000);
+    silent.destroy();
+  });
 });
