@@ -4,7 +4,7 @@
 // The generator and the collector are reached by names only the proxy resolves, so their
 // answers prove the passage; the image host is reached on its own address, and the proxy's
 // record proves it was not asked for it.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -109,21 +109,28 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
     expect(failure).to.include({ requestId: res.headers['x-request-id'], dependency: 'generator', reason: 'proxy_refused' });
   });
 
-  it('sends OTLP exports through the proxy', async () => {
+  /**
+   * A collector (`tls`: HTTPS with the fixture certificate, else HTTP) reached by `host`, a name
+   * only the proxy resolves; the service started with `env` and the collector's endpoint sends
+   * one report, and its span export must reach the collector. Returns the collector's port.
+   */
+  async function exportThroughProxy(host: string, tls: boolean, env: Record<string, string>): Promise<number> {
     const received: string[] = [];
-    const collector: Server = createServer((req, res) => {
+    const answer = (req: IncomingMessage, res: ServerResponse): void => {
       received.push(`${req.method} ${req.url}`);
       req.resume();
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-    });
+    };
+    const collector: Server = tls ? createHttpsServer({ cert: TLS_CERT, key: TLS_KEY }, answer) : createServer(answer);
     await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
     try {
       const port = (collector.address() as AddressInfo).port;
       const url = await start({
         REPORT_GENERATOR: 'offline',
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://${COLLECTOR_HOST}:${port}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `${tls ? 'https' : 'http'}://${host}:${port}`,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
+        ...env,
       });
       const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
         context: 'property_maintenance',
@@ -131,43 +138,23 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
       });
       expect(res.status, res.text).to.equal(201);
       await until('a span export reached the collector', () => received.includes('POST /v1/traces'));
-      expect(proxy.seen).to.deep.include({ kind: 'absolute', target: `${COLLECTOR_HOST}:${port}`, url: `http://${COLLECTOR_HOST}:${port}/v1/traces` });
+      return port;
     } finally {
       collector.closeAllConnections();
       await new Promise<void>((r) => collector.close(() => r()));
     }
+  }
+
+  it('sends OTLP exports through the proxy', async () => {
+    const port = await exportThroughProxy(COLLECTOR_HOST, false, {});
+    expect(proxy.seen).to.deep.include({ kind: 'absolute', target: `${COLLECTOR_HOST}:${port}`, url: `http://${COLLECTOR_HOST}:${port}/v1/traces` });
   });
 
   it('keeps OTEL_EXPORTER_OTLP_CERTIFICATE for exports through the proxy: a collector of a private CA is reached over TLS (R41, R45)', async () => {
-    const received: string[] = [];
     // The collector's certificate is for the fixture name and signed by the fixture CA, which
     // the process is told of only by OTEL_EXPORTER_OTLP_CERTIFICATE (no NODE_EXTRA_CA_CERTS).
-    const collector = createHttpsServer({ cert: TLS_CERT, key: TLS_KEY }, (req, res) => {
-      received.push(`${req.method} ${req.url}`);
-      req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-    });
-    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
-    try {
-      const port = (collector.address() as AddressInfo).port;
-      const url = await start({
-        REPORT_GENERATOR: 'offline',
-        OTEL_EXPORTER_OTLP_ENDPOINT: `https://${GEMINI_HOST}:${port}`,
-        OTEL_EXPORTER_OTLP_CERTIFICATE: join(FIXTURES, 'ca.crt'),
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-      });
-      const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
-        context: 'property_maintenance',
-        evidence: { text: 'The lift stops between floors.' },
-      });
-      expect(res.status, res.text).to.equal(201);
-      await until('a span export reached the collector over TLS', () => received.includes('POST /v1/traces'));
-      expect(proxy.seen).to.deep.include({ kind: 'connect', target: `${GEMINI_HOST}:${port}` });
-    } finally {
-      collector.closeAllConnections();
-      await new Promise<void>((r) => collector.close(() => r()));
-    }
+    const port = await exportThroughProxy(GEMINI_HOST, true, { OTEL_EXPORTER_OTLP_CERTIFICATE: join(FIXTURES, 'ca.crt') });
+    expect(proxy.seen).to.deep.include({ kind: 'connect', target: `${GEMINI_HOST}:${port}` });
   });
 
   /** Vertex AI with a key file (its token requests go to oauth2.googleapis.com), started with `env`; then one report. */

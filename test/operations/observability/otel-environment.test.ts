@@ -65,45 +65,32 @@ describe('OTEL_* variables (R41)', () => {
   });
 });
 
+/** Starts the service with `env` added and waits for it to end; its "start failed" lines and all it printed. */
+async function failedStart(env: Record<string, string>): Promise<{ code: number | null; failed: string[]; printed: string }> {
+  const server = startServerProcess({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, ...env });
+  try {
+    const { code } = await server.exited;
+    return { code, failed: server.stdoutLines.filter((l) => l.includes('"start failed"')), printed: [...server.stdoutLines, server.stderr()].join('\n') };
+  } finally {
+    server.kill();
+  }
+}
+
 describe('the service with a bad OTEL_* value (R41)', () => {
   it('does not start: exit 1 with one line naming the variable', async function () {
     this.timeout(30_000);
-    const server = startServerProcess({
-      DATABASE_URL: testDatabaseUrl(),
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
-    });
-    try {
-      const { code } = await server.exited;
-      expect(code).to.equal(1);
-      const failed = server.stdoutLines.filter((l) => l.includes('"start failed"'));
-      expect(failed).to.have.length(1);
-      expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_PROTOCOL');
-    } finally {
-      server.kill();
-    }
+    const { code, failed } = await failedStart({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(code).to.equal(1);
+    expect(failed).to.have.length(1);
+    expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_PROTOCOL');
   });
 
   it('a traces endpoint with a token that cannot be parsed: exit 1, the variable named, the token in no line (R26)', async function () {
     this.timeout(30_000);
-    const server = startServerProcess({
-      DATABASE_URL: testDatabaseUrl(),
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT,
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel-user:CollectorT0ken@collector.example:99999/v1/traces',
-    });
-    try {
-      const { code } = await server.exited;
-      expect(code).to.equal(1);
-      const failed = server.stdoutLines.filter((l) => l.includes('"start failed"'));
-      expect(failed).to.have.length(1);
-      expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-      expect([...server.stdoutLines, server.stderr()].join('\n')).not.to.include('CollectorT0ken');
-    } finally {
-      server.kill();
-    }
+    const { code, failed, printed } = await failedStart({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel-user:CollectorT0ken@collector.example:99999/v1/traces' });
+    expect(code).to.equal(1);
+    expect(failed).to.have.length(1);
+    expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+    expect(printed).not.to.include('CollectorT0ken');
   });
 });
