@@ -31,7 +31,7 @@ describe('the published Idempotency-Key retention (R14)', () => {
         expect(body, path).to.include('Completed keys are kept for 1 hour,');
         expect(body, path).not.to.include('24 hours');
       }
-      // The parsed document routes and validates as before.
+      // The served document is also the one requests are routed and checked by.
       expect((await send(app.service.url, 'GET', '/v1/usage/current')).status).to.equal(401);
     });
   });

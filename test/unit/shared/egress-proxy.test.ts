@@ -22,7 +22,7 @@ describe('the egress proxy environment (R45)', () => {
     expect(proxyEnv({ httpsProxy: 'http://a:1', httpProxy: undefined, noProxy: 'internal.example,*' }, {}).NO_PROXY).to.equal('*');
     const names = proxyEnv({ httpsProxy: 'http://a:1', httpProxy: undefined, noProxy: 'example.test, .corp, *.lan, 10.1.2.3, 10.0.0.0/8, [fd00::1]' }, {}).NO_PROXY?.split(',');
     expect(names).to.include.members(['example.test', '.example.test', '.corp', '*.lan', '10.1.2.3', '10.0.0.0/8', '[fd00::1]']);
-    expect(names).not.to.include.members(['..corp', '.*.lan', '.10.1.2.3']);
+    for (const doubled of ['..corp', '.*.lan', '.10.1.2.3', '.10.0.0.0/8']) expect(names, doubled).not.to.include(doubled);
   });
 
   it('is off without HTTPS_PROXY or HTTP_PROXY (NO_PROXY alone changes nothing)', () => {
