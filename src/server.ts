@@ -196,7 +196,12 @@ export async function startService(config: Config, logger: Logger, overrides: Se
       return work;
     };
   // R51: the bounds on connections and on the time a peer may take; R52: admission first.
-  const listener = edgeListener({
+  // Connections that have not sent a request yet. Node counts them neither idle (so
+  // closeIdleConnections leaves them) nor busy, and stops its header timeout once the server
+  // closes: a peer that opened a connection and sent nothing would hold the exit until
+  // SHUTDOWN_TIMEOUT_MS with nothing in flight (R35). They are closed with the idle ones.
+  const unused = new Set<Socket>();
+  const edge = edgeListener({
     handle: tracked(app.callback()),
     admission,
     draining: () => draining,
@@ -204,23 +209,20 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     logger,
     responseTimeoutMs: config.requestTimeoutMs,
   });
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    unused.delete(req.socket);
+    edge(req, res);
+  };
   const server = createServer(edgeServerOptions(config), listener);
   // An Expect other than 100-continue would get Node's bare 417, without R9's headers; RFC 9110
   // lets a server ignore an expectation it does not know (section 10.1.1), so it is served.
   server.on('checkExpectation', listener);
   // R51's timeouts and malformed heads are answered with R9's headers, not Node's bare line.
   server.on('clientError', answerClientError);
-  // Connections that have not sent a request yet. Node counts them neither idle (so
-  // closeIdleConnections leaves them) nor busy, and stops its header timeout once the server
-  // closes: a peer that opened a connection and sent nothing would hold the exit until
-  // SHUTDOWN_TIMEOUT_MS with nothing in flight (R35). They are closed with the idle ones.
-  const unused = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     unused.add(socket);
     socket.once('close', () => unused.delete(socket));
   });
-  server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
-  server.on('checkExpectation', (req: IncomingMessage) => unused.delete(req.socket));
   // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being
   // refused, and is taken off that queue by several sockets at once (accept-sockets.ts).
   const acceptSockets = await listenOnAcceptSockets(server, {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import type { AppState } from './app-state.ts';
-import { withRetention } from './contract.ts';
+import { PUBLISHED_RETENTION_HOURS, withRetention } from './contract.ts';
 
 const DOCS_PAGE_PATH = fileURLToPath(new URL('../../generated/api-reference.html', import.meta.url));
 
@@ -33,7 +33,9 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
 
 /** `retentionHours`: the page states the instance's Idempotency-Key retention, as the contract it serves does (R14). */
 export function docsPage(path: string = DOCS_PAGE_PATH, retentionHours?: number): Koa.Middleware<AppState> {
-  const html = retentionHours === undefined ? readFileSync(path) : Buffer.from(withRetention(readFileSync(path, 'utf8'), retentionHours));
+  const page = readFileSync(path);
+  // Only another retention than the committed one rewrites the page's 2.6 MB (once, here).
+  const html = retentionHours === undefined || retentionHours === PUBLISHED_RETENTION_HOURS ? page : Buffer.from(withRetention(page.toString('utf8'), retentionHours));
   return (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('content-security-policy', DOCS_CONTENT_SECURITY_POLICY);

@@ -40,18 +40,6 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
 }
 
 /**
- * The status of a request node:http could not take, by the error's code. Only R51's timeouts keep
- * node's own (408: the request never arrived whole, so there is nothing to judge). Everything
- * else is a request the service cannot read, answered 400 `invalid_request_payload` in the
- * envelope: headers over node's size limit (node says 431) and oversized chunk extensions
- * (node says 413) among them, as a body over its limit is 400 (R6: 431 and 413 are not in
- * the contract, whose status lists SDKs and gateways build on).
- */
-const CLIENT_ERROR_STATUS: Readonly<Record<string, readonly [number, string]>> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
-};
-
-/**
  * The server's 'clientError': a request node:http could not take (R51's timeouts, a malformed
  * or oversized head). Node's own answer is a bare status line; this one is closed the same way,
  * with the headers every answer carries (R9: x-request-id, cache-control: no-store) and, for a
@@ -62,7 +50,12 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, readonly [number, string]>> =
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
-    const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
+    // Only R51's timeouts keep node's own status (408: the request never arrived whole, so there
+    // is nothing to judge). Anything else is a request the service cannot read, 400
+    // `invalid_request_payload` in the envelope: headers over node's size limit (node says 431)
+    // and oversized chunk extensions (node says 413) among them, as a body over its limit is 400
+    // (R6: 431 and 413 are not in the contract, whose status lists SDKs and gateways build on).
+    const [status, reason] = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
     const requestId = randomUUID();
     const code: ErrorCode = 'invalid_request_payload';
     const body = status === 400 ? JSON.stringify({ error: { code, message: ERROR_CATALOGUE[code].message, requestId } }) : '';

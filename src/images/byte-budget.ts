@@ -79,7 +79,7 @@ export class BudgetLease {
    * lease is being decoded, waits for that one to be given back and tries again: a request's own
    * images (fetched and normalized several at once) must not shut each other out, or two large
    * photos that each fit would be 503 for ever on an idle instance. False when the room is held
-   * by others (another request's images): that is 503 `budget` at once, as before. Each frame
+   * by others (another request's images): that is 503 `budget` at once. Each frame
    * that decodes is bounded in time, so the wait is too; an abort ends it.
    */
   async reserveFrame(bytes: number, signal?: AbortSignal): Promise<boolean> {

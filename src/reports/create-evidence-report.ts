@@ -98,11 +98,10 @@ export class CreateEvidenceReport {
     const d = this.#deps;
     const telemetry = this.#telemetry;
     const { principal, request, signal } = input;
-    // Two instants. The unit (and its report) is dated at step 1's instant, not a new reading:
-    // the month the quota was judged in is the month the unit is billed in (R17), however long
-    // the body took to arrive. What a client times its retry by (the 429's resetAt, beside
-    // Retry-After; the claim's lease and retention, R14) runs from now, when the body is here.
-    const billedAt = principal.at;
+    // Two instants. The unit (and its report) is dated at step 1's instant, principal.at, not a
+    // new reading: the month the quota was judged in is the month the unit is billed in (R17),
+    // however long the body took to arrive. What a client times its retry by (the 429's resetAt,
+    // beside Retry-After; the claim's lease and retention, R14) runs from now, when the body is here.
     const now = d.clock.now();
     const faults = this.#faults(input, now);
     // Each step runs through the telemetry port: its duration and its span (R40, R41).
@@ -160,7 +159,7 @@ export class CreateEvidenceReport {
           images,
           generated,
           idempotency: claim && d.idempotency.completion(claim, d.clock.now()),
-          now: billedAt,
+          now: principal.at,
         }),
       ); //                                                                  9-10. 503 evidence_report_write_failed, usage_recording_failed
       const body = await step('11_respond', () => publicReport(stored.reportId, stored.result)); // 11. 201

@@ -15,7 +15,7 @@ export async function fetchImages(
   signal: AbortSignal,
   telemetry: Pick<Telemetry, 'imageFetch'>,
   /** The customer: its images hold at most its share of the normalization queue (R38). */
-  customerId?: string,
+  customerId: string,
 ): Promise<ImageSet> {
   const urls = (request.evidence.images ?? []).map((image) => image.url);
   try {
