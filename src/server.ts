@@ -30,6 +30,7 @@ import { createFlexibleRateLimiter } from './rate-limit/flexible-rate-limiter.ts
 import { CreateEvidenceReport } from './reports/create-evidence-report.ts';
 import { PgReportRepository } from './reports/pg-report-repository.ts';
 import { PgApiKeyDirectory } from './accounts/pg-api-key-directory.ts';
+import { PgPlanUsageReader } from './usage/plan-usage-reader.ts';
 import { createObservability } from './observability/create-observability.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
@@ -152,6 +153,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     rateLimiter,
     idempotency,
     reports: new PgReportRepository(sql),
+    planUsage: new PgPlanUsageReader(sql),
     images,
     generator,
     // R53: test mode never reaches a paid generator, whatever REPORT_GENERATOR says.

@@ -19,13 +19,14 @@ import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.
 import type { Clock } from '../shared/clock.ts';
 import { publicReport } from './public-report.ts';
 import type { ReportRepository } from './report-repository.ts';
+import type { PlanUsageReader } from '../usage/plan-usage-reader.ts';
 import type { CreateEvidenceReportRequest, EvidenceReportBody } from './report-request.ts';
 import { applyIdempotency, keepClaim } from './stages/apply-idempotency.ts';
 import { acquireInFlight, applyRateLimit } from './stages/apply-rate-limit.ts';
 import { CustomerInFlight } from '../rate-limit/customer-in-flight.ts';
 import { checkEntitlement } from './stages/check-entitlement.ts';
 import { checkInputLimits, type InputLimits } from './stages/check-input-limits.ts';
-import { checkQuota } from './stages/check-quota.ts';
+import { checkQuota, currentPlanUsage } from './stages/check-quota.ts';
 import { fetchImages } from './stages/fetch-images.ts';
 import { generateReport } from './stages/generate-report.ts';
 import { imageMetadata, persistReport } from './stages/persist-report.ts';
@@ -43,6 +44,8 @@ interface CreateEvidenceReportDeps {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   reports: ReportRepository;
+  /** Step 6: the month's usage again when step 1's figure is no longer fresh (spec section 8). */
+  planUsage: PlanUsageReader;
   /** Step 7: fetch, decode and normalize (R22, R38), on the process-wide byte budget (R39). */
   images: Pick<ImageBoundary, 'acquire'>;
   generator: ReportGenerator;
@@ -132,7 +135,8 @@ export class CreateEvidenceReport {
     if (idempotency.kind === 'replay') return { body: idempotency.body, replayed: true, rateLimit }; // R13: skips 6 to 10
     let claim = idempotency.kind === 'claimed' ? idempotency.claim : undefined;
     try {
-      await step('6_quota', () => checkQuota(principal)); //                   6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
+      await step('6_quota', async () => checkQuota(principal, await currentPlanUsage(d.planUsage, principal, d.clock.now())));
+      //                                                                        6. 403 quota_access_denied; 429 quota_exceeded; 503 quota_check_unavailable
       let generated;
       let images;
       {

@@ -164,7 +164,7 @@ export function postChunked(baseUrl: string, headers: Record<string, string>, bo
  * the headers are written, the key's first use is awaited in the database, `between` runs (a
  * test moves its clock there), then the body follows. Resolves with the raw answer.
  */
-export async function postWithLateBody(baseUrl: string, customer: { customerId: string; apiKey: string }, body: unknown, between: () => void): Promise<string> {
+export async function postWithLateBody(baseUrl: string, customer: { customerId: string; apiKey: string }, body: unknown, between: () => void | Promise<void>): Promise<string> {
   const text = JSON.stringify(body);
   const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1');
   await once(socket, 'connect');
@@ -184,7 +184,7 @@ export async function postWithLateBody(baseUrl: string, customer: { customerId: 
     if (i > 200) throw new Error('the request was never authenticated');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  between();
+  await between();
   socket.write(text);
   return answer;
 }

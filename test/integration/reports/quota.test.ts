@@ -14,6 +14,7 @@ import { useService } from '../../support/use-service.ts';
 import { send } from '../../support/http-client.ts';
 import { bodyNumber, caller, customerTotals, postWithLateBody } from '../../support/reports.ts';
 import { expectApiError } from '../../support/expect-api-error.ts';
+import { QUOTA_FIGURE_MAX_AGE_MS } from '../../../src/reports/stages/check-quota.ts';
 
 const LAST_SECOND_OF_2026 = '2026-12-31T23:59:59.000Z';
 const START_OF_2027 = '2027-01-01T00:00:00.000Z';
@@ -99,6 +100,22 @@ describe('POST /v1/evidence/reports: the monthly quota (spec 2.6, section 8, R17
     // So January's quota is whole: its first request is served.
     const january = await send(app.service.url, 'POST', '/v1/evidence/reports', { body: bodyNumber(2), headers: { 'x-api-key': customer.apiKey } });
     expect(january.status).to.equal(201);
+  });
+
+  it('a body that arrives seconds after its headers is judged by the usage recorded by then: the unit another request took meanwhile is gone (spec section 8)', async () => {
+    const customer = await createCustomerFixture({ monthlyLimit: 1 });
+    // Step 1 reads used 0 when the headers arrive; before the body, another request takes the
+    // last unit and the clock moves past the freshness of step 1's figure.
+    const answer = await postWithLateBody(app.service.url, customer, bodyNumber(1), async () => {
+      const other = await send(app.service.url, 'POST', '/v1/evidence/reports', { body: bodyNumber(2), headers: { 'x-api-key': customer.apiKey } });
+      expect(other.status).to.equal(201);
+      clock.set(new Date(Date.parse(LAST_SECOND_OF_2026) + QUOTA_FIGURE_MAX_AGE_MS + 1));
+    });
+    expect(answer.slice(0, 12)).to.equal('HTTP/1.1 429');
+    const { error } = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; details: unknown } };
+    expect(error.code).to.equal('quota_exceeded');
+    expect(error.details).to.deep.include({ limit: 1, used: 1, remaining: 0, resetAt: START_OF_2027 });
+    expect(await customerTotals(customer.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
   });
 
   it('a bigger plan takes effect on the next request (R21: no caching of plan decisions)', async () => {

@@ -8,6 +8,7 @@ import { OfflineReportGenerator } from '../../../src/generation/offline-generato
 import type { Mode } from '../../../src/accounts/mode.ts';
 import { createResultValidator } from '../../../src/generation/result-schema.ts';
 import { loadContract } from '../../../src/http/contract.ts';
+import { PersistenceFailure } from '../../../src/db/persistence-failure.ts';
 import { FakeIdempotencyStore } from '../../../src/idempotency/fake-idempotency-store.ts';
 import { ByteBudget } from '../../../src/images/byte-budget.ts';
 import { FakeImageFetcher } from '../../../src/images/fake-image-fetcher.ts';
@@ -23,6 +24,7 @@ import { noopTelemetry } from '../../../src/observability/telemetry.ts';
 import { FixedClock } from '../../../src/shared/clock.ts';
 import { monthPeriod } from '../../../src/usage/period.ts';
 import type { PlanUsage } from '../../../src/usage/plan-usage.ts';
+import type { PlanUsageReader } from '../../../src/usage/plan-usage-reader.ts';
 
 export const NOW = '2026-11-23T10:00:00.000Z';
 
@@ -73,6 +75,16 @@ export class UseCaseHarness {
   testGenerator = new OfflineReportGenerator();
   /** The steps that ran, in order, by their operator-interface labels. */
   readonly steps: StepLabel[] = [];
+  /** Runs before each step (a test moves the clock between steps with it). */
+  beforeStep: (label: StepLabel) => void = () => {};
+  /**
+   * What step 6 reads when step 1's figure is no longer fresh (spec section 8): the month's plan
+   * and usage, null without a plan, or 'unavailable' (the read fails as an unreachable database's
+   * would). Undefined: the test expects no such read, and one fails the test.
+   */
+  usageNow: PlanUsage | null | 'unavailable' | undefined;
+  /** Step 6's reads of the month's usage, with what each asked for. */
+  readonly usageReads: Parameters<PlanUsageReader['planUsage']>[] = [];
 
   useCase(): CreateEvidenceReport {
     return new CreateEvidenceReport({
@@ -81,6 +93,14 @@ export class UseCaseHarness {
       rateLimiter: this.rateLimiter,
       idempotency: this.idempotency,
       reports: this.reports,
+      planUsage: {
+        planUsage: async (...asked) => {
+          this.usageReads.push(asked);
+          if (this.usageNow === 'unavailable') throw new PersistenceFailure('unavailable');
+          if (this.usageNow === undefined) throw new Error('step 6 read the usage again, and the test did not expect it');
+          return this.usageNow;
+        },
+      },
       images: new ImageBoundary({
         fetcher: this.imageFetcher,
         normalizer: this.normalizer,
@@ -97,6 +117,7 @@ export class UseCaseHarness {
   /** The step runner: records the step, then runs it. */
   readonly #step = async <T>(label: StepLabel, run: () => Promise<T> | T): Promise<T> => {
     this.steps.push(label);
+    this.beforeStep(label);
     return run();
   };
 

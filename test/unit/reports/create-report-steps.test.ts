@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { ErrorCode } from '../../../src/errors/catalogue.ts';
 import { FakeImageFetcher } from '../../../src/images/fake-image-fetcher.ts';
 import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
+import { QUOTA_FIGURE_MAX_AGE_MS } from '../../../src/reports/stages/check-quota.ts';
 import { STEP_LABELS, type StepLabel } from '../../../src/observability/step-labels.ts';
 import { codeOf, IMAGE_REQUEST, principal, readable, unreadable, UseCaseHarness, type PrincipalFacts } from '../../support/unit/use-case.ts';
 
@@ -21,6 +22,14 @@ interface Failure {
 }
 
 const URL = 'https://img.example/window.png';
+
+/** Step 6 runs more than QUOTA_FIGURE_MAX_AGE_MS after step 1, and the month's usage reads as `now`. */
+function staleFigure(h: UseCaseHarness, now: UseCaseHarness['usageNow']): void {
+  h.usageNow = now;
+  h.beforeStep = (label) => {
+    if (label === '6_quota') h.clock.advance(QUOTA_FIGURE_MAX_AGE_MS + 1);
+  };
+}
 const FAILURES: Failure[] = [
   { code: 'invalid_evidence_report_input', step: '2_validate', longText: true },
   { code: 'rate_limit_exceeded', step: '3_rate_limit', arrange: (h) => void Object.assign(h.rateLimiter, { limit: 0 }) },
@@ -31,6 +40,10 @@ const FAILURES: Failure[] = [
   { code: 'quota_access_denied', step: '6_quota', facts: { planUsage: readable(null) } },
   { code: 'quota_exceeded', step: '6_quota', facts: { planUsage: readable({ limit: 5, used: 5, usageVisible: true }) } },
   { code: 'quota_check_unavailable', step: '6_quota', facts: { planUsage: unreadable } },
+  // Spec section 8: a figure of step 1 that is no longer fresh is read again at step 6.
+  { code: 'quota_exceeded', step: '6_quota', arrange: (h) => staleFigure(h, { limit: 5, used: 5, usageVisible: true }) },
+  { code: 'quota_access_denied', step: '6_quota', arrange: (h) => staleFigure(h, null) },
+  { code: 'quota_check_unavailable', step: '6_quota', arrange: (h) => staleFigure(h, 'unavailable') },
   {
     code: 'remote_evidence_image_rejected',
     step: '7_fetch_images',
