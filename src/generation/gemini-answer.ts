@@ -1,7 +1,7 @@
 // How Gemini's outcomes map onto ruling R24:
 //   unreachable, connection lost, timed out, 408, 429, 5xx -> 'unavailable' (503 report_generation_unavailable)
 //   other 4xx, prompt blocked, safety finish, refusal,
-//   empty answer, truncated (MAX_TOKENS)                 -> 'failed'      (502 report_generation_failed)
+//   empty answer, truncated (MAX_TOKENS, CONTINUATION)   -> 'failed'      (502 report_generation_failed)
 //   an answer that is not JSON                           -> 'invalid'     (502 invalid_generated_report)
 // JSON the contract cannot represent is toReportResult's to reject (also 'invalid').
 // Reasons are fixed words chosen here: no provider message, model name, prompt or token count.
@@ -132,7 +132,8 @@ export function readCandidate(response: GenerateContentResponse): unknown {
   const candidate = response.candidates?.[0];
   if (candidate === undefined) throw new GenerationError('failed', 'empty_answer');
   const finish = candidate.finishReason as string | undefined;
-  if (finish === 'MAX_TOKENS') throw new GenerationError('failed', 'truncated');
+  // CONTINUATION: cut at the per-request token limit, not finished (a further request could go on).
+  if (finish === 'MAX_TOKENS' || finish === 'CONTINUATION') throw new GenerationError('failed', 'truncated');
   if (finish !== undefined && SAFETY_FINISH.has(finish)) throw new GenerationError('failed', 'safety_block');
   if (finish !== undefined && finish !== 'STOP' && finish !== 'FINISH_REASON_UNSPECIFIED') {
     throw new GenerationError('failed', 'refused');

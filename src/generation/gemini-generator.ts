@@ -307,6 +307,11 @@ export class GeminiReportGenerator implements ReportGenerator {
         thinkingConfig: { thinkingLevel: THINKING_LEVELS[this.#options.thinkingLevel ?? 'low'] },
         maxOutputTokens: this.#options.maxOutputTokens ?? 8192,
         candidateCount: 1,
+        // The SDK follows an answer cut with finishReason CONTINUATION by sending the whole
+        // request again with its continuation token, without limit, each request billed and
+        // their tokens summed (its GenerateContentConfig: "Defaults to true"). One generation is
+        // one request here: a cut answer is `truncated`, as MAX_TOKENS is (R24, R43).
+        automaticContinuation: false,
         abortSignal: signal,
       },
     };

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { GenerationError } from '../../../src/generation/report-generator.ts';
 import { createResultValidator } from '../../../src/generation/result-schema.ts';
 import type { ResultValidator } from '../../../src/generation/result-schema.ts';
-import { VALID_REPORT, blockedPromptAnswer, errorAnswer, reportAnswer, textAnswer } from '../../support/generation/fake-gemini-server.ts';
+import { VALID_REPORT, blockedPromptAnswer, continuationAnswer, errorAnswer, reportAnswer, textAnswer } from '../../support/generation/fake-gemini-server.ts';
 import type { FakeGeminiAnswer } from '../../support/generation/fake-gemini-server.ts';
 import { useFakeGemini } from '../../support/generation/fake-gemini-suite.ts';
 import { TEST_API_KEY, TEST_MODEL, geminiGenerator, input } from '../../support/generation/helpers.ts';
@@ -67,6 +67,13 @@ describe('Gemini generator: failure mapping (R24)', () => {
       expect(error.reason).to.equal(reason);
     });
   }
+
+  it('an answer cut at the per-request limit (finishReason CONTINUATION) is one billed request, truncated: the SDK is not left to ask again on its own (R24, R43)', async () => {
+    suite.fake.setDefault(continuationAnswer());
+    const error = await failure(suite.generator.generate(input()));
+    expect(error).to.include({ kind: 'failed', reason: 'truncated' });
+    expect(suite.fake.requests, 'one generateContent request, not one per continuation token').to.have.length(1);
+  });
 
   it('maps an unreachable endpoint to unavailable (R24)', async () => {
     const closed = createServer();

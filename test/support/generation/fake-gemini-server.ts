@@ -107,6 +107,22 @@ export function textAnswer(text: string, finishReason = 'STOP', delayMs?: number
   };
 }
 
+/**
+ * An answer cut at the per-request token limit (finishReason CONTINUATION) with the opaque token
+ * that a further request could pass to go on; the SDK follows such tokens on its own unless
+ * `automaticContinuation` is false, each a billed request.
+ */
+export function continuationAnswer(partial = '{"title": "Water leaking under the kitch'): FakeGeminiAnswer {
+  return {
+    body: {
+      candidates: [{ content: { role: 'model', parts: [{ text: partial }] }, finishReason: finish('CONTINUATION'), index: 0, continuationToken: 'Y29udGludWUtaGVyZQ==' }],
+      usageMetadata: USAGE_METADATA,
+      modelVersion: 'fake-gemini-001',
+      responseId: 'fake-response',
+    },
+  };
+}
+
 export const THINKING_USAGE = Object.freeze({ promptTokenCount: 1211, candidatesTokenCount: 143, thoughtsTokenCount: 377, totalTokenCount: 1731 });
 
 /**
