@@ -10,7 +10,7 @@ import type { GeminiSchema } from './gemini-schema.ts';
 import { OfflineReportGenerator } from './offline-generator.ts';
 import { NO_OBSERVER } from './report-generator.ts';
 import type { GenerationObserver, ReportGenerator } from './report-generator.ts';
-import { resolveReportResultSchema } from './result-schema.ts';
+import { createResultValidator, resolveReportResultSchema } from './result-schema.ts';
 import { tokenRequestAgent } from '../shared/egress-proxy.ts';
 import type { ContractDocument } from './result-schema.ts';
 
@@ -69,6 +69,7 @@ export async function createReportGenerator(
             }),
           }
         : undefined;
+      const resultValidator = createResultValidator(document);
       const generator = new GeminiReportGenerator({
         apiKey: config.vertexAi ? undefined : config.geminiApiKey,
         vertex,
@@ -76,6 +77,7 @@ export async function createReportGenerator(
         baseUrl: config.geminiBaseUrl,
         timeoutMs: config.generatorTimeoutMs,
         responseSchema: geminiResponseSchema(document),
+        checkCandidate: (candidate) => resultValidator.toReportResult(candidate),
         temperature: config.geminiTemperature,
         thinkingLevel: config.geminiThinkingLevel,
         maxOutputTokens: config.geminiMaxOutputTokens,

@@ -57,6 +57,12 @@ export interface GeminiReportGeneratorOptions {
   readonly timeoutMs: number;
   /** Derived from the contract: see geminiResponseSchema() in create-report-generator.ts. */
   readonly responseSchema: GeminiSchema;
+  /**
+   * R24: the contract's check of an answer (throws GenerationError 'invalid'), so that an
+   * attempt counts as `ok` only for a report the contract accepts, and as `invalid` otherwise
+   * (R42's outcomes), whether the text was not JSON or JSON the contract cannot represent.
+   */
+  readonly checkCandidate: (candidate: unknown) => unknown;
   /** R43: unset, the model's default (1.0 for Gemini 3). */
   readonly temperature?: number | undefined;
   /** R43: default low. */
@@ -264,8 +270,10 @@ export class GeminiReportGenerator implements ReportGenerator {
         let candidate: unknown;
         try {
           candidate = readCandidate(response);
+          this.#options.checkCandidate(candidate);
         } catch (error) {
-          // An answer (a refusal, a cut or non-JSON text): another model is not asked.
+          // An answer (a refusal, a cut, non-JSON text or JSON the contract refuses): another
+          // model is not asked.
           const failure = error instanceof GenerationError ? error : new GenerationError('failed', 'provider_error');
           this.#observer.attempt(model, attemptOutcome(failure));
           throw failure;

@@ -95,8 +95,7 @@ describe('Gemini generator: failure mapping (R24)', () => {
   for (const [what, report] of unrepresentable) {
     it(`maps JSON with ${what} to invalid through toReportResult (R24)`, async () => {
       suite.fake.enqueue(reportAnswer(report));
-      const output = await suite.generator.generate(input());
-      const error = await failure(Promise.resolve().then(() => validator.toReportResult(output.candidate)));
+      const error = await failure(suite.generator.generate(input()));
       expect(error.kind).to.equal('invalid');
     });
   }

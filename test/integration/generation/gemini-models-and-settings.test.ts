@@ -10,6 +10,7 @@ import {
   errorAnswer,
   rateLimitedAnswer,
   reportAnswer,
+  VALID_REPORT,
   textAnswer,
   thinkingAnswer,
   THINKING_USAGE,
@@ -69,6 +70,15 @@ describe('Gemini models in order, with fallbacks (R42)', () => {
       expect(suite.fake.requests[1]?.rawBody).to.equal(suite.fake.requests[0]?.rawBody);
     });
   }
+
+  it('an answer the contract refuses is an invalid attempt, not an ok one, and no other model is asked (R24, R42)', async () => {
+    suite.fake.enqueue(reportAnswer({ ...VALID_REPORT, confidence: 1.5 }));
+    const observer = new RecordingObserver();
+    const error = await failureOf((await twoModels(observer)).generate(input()));
+    expect(error.kind).to.equal('invalid');
+    expect(observer.attempts).to.deep.equal([[PRIMARY, 'invalid']]);
+    expect(suite.fake.requests.map((r) => r.model)).to.deep.equal([PRIMARY]);
+  });
 
   it('retries a 429 on the same model after its RetryInfo delay when that fits the deadline', async () => {
     suite.fake.enqueue(rateLimitedAnswer('0.3s'), reportAnswer());

@@ -11,7 +11,7 @@ import type { ThinkingLevel } from '../../../src/config.ts';
 import { checkGenerateContentRequest } from './gemini-request-schema.ts';
 import { startFakeGemini, type FakeGemini } from '../../support/generation/fake-gemini-server.ts';
 import { sentBody, sentImages } from '../../support/generation/gemini-request-inspection.ts';
-import { contractDocument, image, input, JPEG_BYTES, PNG_BYTES, TEST_API_KEY } from '../../support/generation/helpers.ts';
+import { contractCheck, contractDocument, image, input, JPEG_BYTES, PNG_BYTES, TEST_API_KEY } from '../../support/generation/helpers.ts';
 
 async function post(fake: FakeGemini, body: unknown): Promise<{ status: number; json: { error: { code: number; status: string; message: string } } }> {
   const res = await fetch(`${fake.baseUrl}/v1beta/models/gemini-test-flash:generateContent`, {
@@ -110,6 +110,7 @@ describe('every setting combination the service can send passes the strict check
 
   it(`walks ${temperatures.length * levels.length * bounds.length * imageSets.length * apis.length} combinations`, async () => {
     const responseSchema = geminiResponseSchema(await contractDocument());
+    const checkCandidate = await contractCheck();
     let count = 0;
     for (const api of apis) {
       for (const temperature of temperatures) {
@@ -123,6 +124,7 @@ describe('every setting combination the service can send passes the strict check
                 baseUrl: fake.baseUrl,
                 timeoutMs: 3_000,
                 responseSchema,
+                checkCandidate,
                 temperature,
                 thinkingLevel,
                 ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
@@ -157,7 +159,7 @@ describe('every setting combination the service can send passes the strict check
       ['gemini-3.6-flash', false],
     ] as const) {
       fake.reset();
-      const generator = new GeminiReportGenerator({ apiKey: TEST_API_KEY, models: [model], baseUrl: fake.baseUrl, timeoutMs: 3_000, responseSchema: geminiResponseSchema(await contractDocument()), thinkingLevel: 'minimal' });
+      const generator = new GeminiReportGenerator({ apiKey: TEST_API_KEY, models: [model], baseUrl: fake.baseUrl, timeoutMs: 3_000, responseSchema: geminiResponseSchema(await contractDocument()), checkCandidate: await contractCheck(), thinkingLevel: 'minimal' });
       const outcome = await generator.generate(input()).then(
         () => 'ok',
         (error: unknown) => (error as { kind?: string }).kind,

@@ -6,7 +6,7 @@ import { geminiResponseSchema } from '../../../src/generation/create-report-gene
 import { GeminiReportGenerator } from '../../../src/generation/gemini-generator.ts';
 import type { GeminiReportGeneratorOptions } from '../../../src/generation/gemini-generator.ts';
 import type { GenerationImage, GenerationInput, ImageMimeType } from '../../../src/generation/report-generator.ts';
-import type { ContractDocument } from '../../../src/generation/result-schema.ts';
+import { createResultValidator, type ContractDocument } from '../../../src/generation/result-schema.ts';
 
 export const TEST_API_KEY = 'test-gemini-key-0123456789';
 export const TEST_MODEL = 'gemini-test-flash';
@@ -40,17 +40,25 @@ export function input(overrides: Partial<GenerationInput> = {}): GenerationInput
   };
 }
 
+/** R24: the contract's check of an answer, as createReportGenerator gives the adapter. */
+export async function contractCheck(): Promise<GeminiReportGeneratorOptions['checkCandidate']> {
+  const validator = createResultValidator(await contractDocument());
+  return (candidate) => validator.toReportResult(candidate);
+}
+
 /** A Gemini generator on `baseUrl` (undefined: Google's public endpoint, for nock). */
 export async function geminiGenerator(
   baseUrl: string | undefined,
   overrides: Partial<GeminiReportGeneratorOptions> = {},
 ): Promise<GeminiReportGenerator> {
+  const document = await contractDocument();
   return new GeminiReportGenerator({
     apiKey: TEST_API_KEY,
     models: [TEST_MODEL],
     baseUrl,
     timeoutMs: 3_000,
-    responseSchema: geminiResponseSchema(await contractDocument()),
+    responseSchema: geminiResponseSchema(document),
+    checkCandidate: await contractCheck(),
     retryDelayMs: 20,
     ...overrides,
   });
