@@ -89,7 +89,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   if (proxyConfigured(config.egressProxy)) logger.info('egress proxy on: generator, token requests and OTLP exports; never image fetches (R45)');
   const contract = await loadContract(undefined, config.idempotencyRetentionHours);
   const ownsDatabase = overrides.database === undefined;
-  const database = overrides.database ?? (await openDatabase(config, { migrate: true, logger }));
+  const database = overrides.database ?? (await openDatabase(config, { migrate: true, logger, embeddedRole: 'server' }));
   try {
     await overrides.beforeListen?.(database);
   } catch (error) {

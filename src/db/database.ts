@@ -3,6 +3,7 @@
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { EmbeddedRole } from './embedded-lock.ts';
 import type { Config } from '../config.ts';
 import { applyMigrations } from './migrator.ts';
 import { ormOptions } from './orm-options.ts';
@@ -51,6 +52,8 @@ async function checkConnection(pool: pg.Pool, variable: string, tls: PostgresTls
 interface OpenDatabaseOptions {
   /** Apply pending migrations before returning (the server and the CLIs do). */
   migrate?: boolean;
+  /** The embedded database's user: the server, or a tool that runs one command (the default). */
+  embeddedRole?: EmbeddedRole;
   logger?: Logger;
 }
 
@@ -58,7 +61,7 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
   const { logger } = options;
   // PGlite and its socket server are loaded only for the embedded mode (R3).
   const embedded =
-    config.databaseUrl === undefined ? await (await import('./embedded.ts')).startEmbedded(config.dataDir, logger) : undefined;
+    config.databaseUrl === undefined ? await (await import('./embedded.ts')).startEmbedded(config.dataDir, logger, options.embeddedRole) : undefined;
   const url = embedded?.url ?? (config.databaseUrl as string);
   const bounds: DatabaseBounds = { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs };
   const direct = embedded === undefined ? config.databaseDirectUrl : undefined;

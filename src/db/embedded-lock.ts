@@ -6,10 +6,19 @@
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 
+/**
+ * Who holds PGlite: the server (`npm start`, for as long as it runs) or a tool that runs one
+ * command and exits (`npm run admin`, `npm run migrate`). A server never joins a tool: when the
+ * tool exits, its socket goes with it, and the server would be left without a database.
+ */
+export type EmbeddedRole = 'server' | 'tool';
+
 interface EmbeddedLock {
   pid: number;
   /** The directory holding the owner's socket; empty while the owner is still opening PGlite. */
   socketDir: string;
+  /** A lock written without one is a server's. */
+  role: EmbeddedRole;
 }
 
 export const LOCK_FILE_NAME = 'embedded-postgres.json';
@@ -19,9 +28,9 @@ export async function readLock(path: string): Promise<EmbeddedLock | undefined> 
   try {
     const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
     if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { pid, socketDir } = parsed as Record<string, unknown>;
+    const { pid, socketDir, role } = parsed as Record<string, unknown>;
     if (!Number.isSafeInteger(pid) || typeof socketDir !== 'string') return undefined;
-    return { pid: pid as number, socketDir };
+    return { pid: pid as number, socketDir, role: role === 'tool' ? 'tool' : 'server' };
   } catch {
     return undefined;
   }
@@ -35,8 +44,8 @@ async function writeTemp(path: string, lock: EmbeddedLock): Promise<string> {
 }
 
 /** Claims the lock atomically (link fails if it exists). False when another process holds it. */
-export async function claimLock(path: string): Promise<boolean> {
-  const temp = await writeTemp(path, { pid: process.pid, socketDir: '' });
+export async function claimLock(path: string, role: EmbeddedRole): Promise<boolean> {
+  const temp = await writeTemp(path, { pid: process.pid, socketDir: '', role });
   try {
     await link(temp, path);
     return true;
@@ -49,8 +58,8 @@ export async function claimLock(path: string): Promise<boolean> {
 }
 
 /** Publishes the socket's directory once the socket server listens. */
-export async function publishSocket(path: string, socketDir: string): Promise<void> {
-  await rename(await writeTemp(path, { pid: process.pid, socketDir }), path);
+export async function publishSocket(path: string, socketDir: string, role: EmbeddedRole): Promise<void> {
+  await rename(await writeTemp(path, { pid: process.pid, socketDir, role }), path);
 }
 
 /** Removes the lock if it is still the one we read (or ours): never another owner's. */

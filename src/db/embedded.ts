@@ -12,7 +12,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from 'pino';
 import { serializeProtocolBatches } from './pglite-socket-queue.ts';
-import { claimLock, isProcessAlive, LOCK_FILE_NAME, publishSocket, readLock, removeLock, socketAccepts } from './embedded-lock.ts';
+import { claimLock, isProcessAlive, LOCK_FILE_NAME, publishSocket, readLock, removeLock, socketAccepts, type EmbeddedRole } from './embedded-lock.ts';
 
 /** Pool of the owning process. PGlite runs one query at a time, so more buys nothing. */
 const OWNER_POOL_MAX = 4;
@@ -54,13 +54,17 @@ async function privateDataDir(dataDir: string): Promise<string> {
   return absolute;
 }
 
-/** Opens (or joins) the embedded database under dataDir. */
-export async function startEmbedded(dataDir: string, logger?: Logger): Promise<EmbeddedServer> {
+/**
+ * Opens (or joins) the embedded database under dataDir. `role`: a server joins another server
+ * but waits for a tool (the admin command line) to finish and then opens PGlite itself: a tool
+ * exits after one command, and its database with it.
+ */
+export async function startEmbedded(dataDir: string, logger?: Logger, role: EmbeddedRole = 'tool'): Promise<EmbeddedServer> {
   const dir = await privateDataDir(dataDir);
   const lockPath = join(dir, LOCK_FILE_NAME);
   const deadline = Date.now() + WAIT_FOR_OWNER_MS;
   for (;;) {
-    if (await claimLock(lockPath)) return openAsOwner(dir, lockPath, logger);
+    if (await claimLock(lockPath, role)) return openAsOwner(dir, lockPath, role, logger);
     const lock = await readLock(lockPath);
     if (lock === undefined || !isProcessAlive(lock.pid)) {
       logger?.warn({ lockPath, pid: lock?.pid }, 'removing a stale embedded database lock');
@@ -68,6 +72,16 @@ export async function startEmbedded(dataDir: string, logger?: Logger): Promise<E
       continue;
     }
     const socketPath = lock.socketDir === '' ? '' : join(lock.socketDir, SOCKET_FILE_NAME);
+    if (role === 'server' && lock.role === 'tool') {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `The embedded database in ${dir} is held by process ${lock.pid} (an admin or migrate command), which has not finished; ` +
+            `wait for it or stop it, then start again.`,
+        );
+      }
+      await sleep(100);
+      continue;
+    }
     if (socketPath !== '' && (await socketAccepts(socketPath))) {
       logger?.info({ pid: lock.pid }, 'using the embedded database served by another process');
       return { url: embeddedUrl(lock.socketDir), socketPath, owner: false, poolMax: GUEST_POOL_MAX, close: async () => {} };
@@ -105,7 +119,7 @@ async function socketDirectory(dataDir: string): Promise<{ dir: string; cleanup:
   );
 }
 
-async function openAsOwner(dataDir: string, lockPath: string, logger?: Logger): Promise<EmbeddedServer> {
+async function openAsOwner(dataDir: string, lockPath: string, role: EmbeddedRole, logger?: Logger): Promise<EmbeddedServer> {
   // Undone in reverse order on close, or on a failed start so the lock never outlives us.
   const undo: (() => Promise<void>)[] = [() => removeLock(lockPath, process.pid)];
   const close = async (): Promise<void> => {
@@ -127,7 +141,7 @@ async function openAsOwner(dataDir: string, lockPath: string, logger?: Logger): 
     undo.unshift(() => server.stop());
     // The socket's own mode as a second fence (DATA_DIR's 0700 is the first).
     await chmod(join(dataDir, SOCKET_FILE_NAME), 0o600);
-    await publishSocket(lockPath, dir);
+    await publishSocket(lockPath, dir, role);
     logger?.info({ dataDir }, 'embedded database started on a Unix socket in DATA_DIR');
     return { url: embeddedUrl(dir), socketPath, owner: true, poolMax: OWNER_POOL_MAX, close };
   } catch (error) {

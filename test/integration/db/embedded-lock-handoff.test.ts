@@ -3,7 +3,7 @@
 // its socket's directory in DATA_DIR/embedded-postgres.json; a second process connects there (R49). A lock left
 // by a dead process is replaced.
 import { expect } from 'chai';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { LOCK_FILE_NAME } from '../../../src/db/embedded-lock.ts';
 
 const run = promisify(execFile);
 const ADMIN = new URL('../../../src/cli/admin.ts', import.meta.url).pathname;
+const EMBEDDED = new URL('../../../src/db/embedded.ts', import.meta.url).pathname;
 
 function deadPid(): number {
   // A process that has exited: its pid is not alive (it could only be reused much later).
@@ -46,6 +47,47 @@ describe('embedded database lock file handoff (R3)', () => {
       expect(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8')).to.equal(lockBefore);
     } finally {
       await owner.close();
+    }
+  });
+
+  it('a server does not join a tool (the admin command line) that holds the database: it waits for it to finish, then opens PGlite itself (R3, R33)', async () => {
+    // A tool holds PGlite (as `npm run admin` does while it runs one command) until told to exit.
+    const tool = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `
+        const { startEmbedded } = await import(${JSON.stringify(EMBEDDED)});
+        const held = await startEmbedded(${JSON.stringify(dataDir)}, undefined, 'tool');
+        process.stdout.write('held\\n');
+        process.stdin.resume();
+        process.stdin.on('end', async () => { await held.close(); process.exit(0); });`],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tool.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
+        tool.once('exit', () => reject(new Error('the tool exited before it held the database')));
+      });
+      expect(JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8'))).to.include({ pid: tool.pid, role: 'tool' });
+      // Another tool joins it, as the admin command line joins a server.
+      const guest = await openDatabase(loadConfig({ DATA_DIR: dataDir }));
+      expect(JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8'))).to.include({ pid: tool.pid });
+      await guest.close();
+      // A server waits: it would lose its database the moment the tool exits.
+      let opened = false;
+      const server = openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true, embeddedRole: 'server' }).then((db) => ((opened = true), db));
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(opened, 'the server did not join the tool').to.equal(false);
+      tool.stdin.end();
+      const db = await server;
+      try {
+        const lock = JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8')) as { pid: number; role: string };
+        expect(lock).to.include({ pid: process.pid, role: 'server' });
+        expect(await newEntityManager(db).count(Customer, {})).to.equal(0);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      tool.kill();
     }
   });
 
