@@ -15,6 +15,26 @@ const MIGRATION_LOCK_POLL_MS = 100;
  * files whose text changed) and returns the names of the migrations applied, in order.
  */
 export async function applyMigrations(orm: MikroORM): Promise<string[]> {
+  try {
+    return await applyPending(orm);
+  } catch (error) {
+    // R33 bounds every statement, a migration's too. One that rewrites or scans a large table
+    // (a checked column, a rebuilt key) can need longer than a request may: say how to apply it.
+    if ((error as { code?: unknown }).code === STATEMENT_TIMEOUT) {
+      throw new Error(
+        'a migration statement ran longer than DB_STATEMENT_TIMEOUT_MS allows (R33); apply the migrations once with a larger bound, ' +
+          'e.g. `DB_STATEMENT_TIMEOUT_MS=600000 npm run migrate`, then start again',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+/** SQLSTATE query_canceled: statement_timeout (or lock_timeout) fired. */
+const STATEMENT_TIMEOUT = '57014';
+
+async function applyPending(orm: MikroORM): Promise<string[]> {
   await prepareMigrator(orm);
   const connection = orm.em.getConnection();
   const applied = await connection.transactional(async (trx) => {
