@@ -116,7 +116,7 @@ describe('embedded database on a Unix socket in a private DATA_DIR (R49)', funct
     const res = await fetch(`${url}/v1/usage/current`, { headers: { 'x-api-key': apiKey } });
     expect(res.status).to.equal(200);
     const lock = JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8')) as Record<string, unknown>;
-    expect(lock).to.deep.equal({ pid: server?.child.pid, socketDir: dataDir });
+    expect(lock).to.deep.equal({ pid: server?.child.pid, socketDir: dataDir, role: 'server' });
   });
 
   it('another user cannot reach the socket: DATA_DIR is its owner\'s alone', async () => {
