@@ -2,7 +2,11 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MIGRATIONS } from './migrations/index.ts';
 import { applySqlFunctionFiles } from './sql-functions.ts';
+
+/** MikroORM's bookkeeping table of applied migrations (its default name). */
+const MIGRATIONS_TABLE = 'mikro_orm_migrations';
 
 // Any constant: it only has to be the same in every process migrating this database.
 const MIGRATION_LOCK_KEY = 7_302_113_001;
@@ -59,8 +63,15 @@ async function applyPending(orm: MikroORM): Promise<string[]> {
     // (sql-functions.ts): bodies are checked when called, as in pg_dump's restore scripts.
     await connection.execute('set local check_function_bodies = off', [], 'run', trx);
     const migrations = await orm.migrator.up({ transaction: trx });
-    // The domain folders' SQL function files, after the tables they read (sql-functions.ts).
-    await applySqlFunctionFiles((sql, params = []) => connection.execute(sql, params, 'all', trx));
+    // The domain folders' SQL function files, after the tables they read (sql-functions.ts),
+    // unless a newer release migrated this database: during a rolling deploy an older instance
+    // (or an older admin job) restarts next to the newer ones, and its files would put the older
+    // bodies back under the newer instances (R34, R35). The newest release keeps them.
+    const executed = await connection.execute<{ name: string }[]>(`select name from ${MIGRATIONS_TABLE}`, [], 'all', trx);
+    const known = new Set(MIGRATIONS.map((migration) => migration.name));
+    if (executed.every((row) => known.has(row.name))) {
+      await applySqlFunctionFiles((sql, params = []) => connection.execute(sql, params, 'all', trx));
+    }
     return migrations;
   });
   return applied.map((migration) => migration.name);

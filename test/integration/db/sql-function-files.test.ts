@@ -39,6 +39,30 @@ describe('SQL functions live in their domain folders (R4)', () => {
     for (const path of SQL_FUNCTION_FILES) expect(path, path).to.match(/^(accounts|plans|usage|reports|idempotency|rate-limit)\//);
   });
 
+  it('a database that a newer release migrated keeps that release\'s functions: an older instance restarting during a rolling deploy does not put its own back (R34, R35)', async () => {
+    await withEmptyDatabase(async (url) => {
+      const orm = await openOrm(url);
+      try {
+        await applyMigrations(orm);
+        const em = orm.em.fork();
+        // The newer release: one more migration, and another body of a function.
+        await em.execute(`insert into mikro_orm_migrations (name) values ('Migration29990101000000_from_a_newer_release')`);
+        await em.execute(`create or replace function usage_period_start(ts timestamptz) returns timestamptz
+          language sql immutable parallel safe as $$ select date_trunc('month', ts at time zone 'UTC') at time zone 'UTC' /* newer */ $$`);
+        await em.execute(`comment on function usage_period_start is 'ers-sql-file usage/usage-period-start.sql sha256:newer'`);
+
+        expect(await applyMigrations(orm)).to.deep.equal([]);
+
+        const after = await orm.em.fork().execute<FunctionRow[]>(FUNCTIONS);
+        const row = after.find((r) => r.name === 'usage_period_start');
+        expect(row?.definition).to.contain('/* newer */');
+        expect(row?.marker).to.equal('ers-sql-file usage/usage-period-start.sql sha256:newer');
+      } finally {
+        await orm.close(true);
+      }
+    });
+  });
+
   it('a function whose file changed, or that was edited in the database, is put back at the next run', async () => {
     await withEmptyDatabase(async (url) => {
       const orm = await openOrm(url);
