@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import { applyMigrations } from './migrator.ts';
 import { ormOptions } from './orm-options.ts';
 import { answersWithin, boundedPoolOptions, guardPool, type DatabaseBounds } from './bounded-pool.ts';
-import { connectionFailureLine, postgresTls, withoutTlsParameters, type PostgresTls } from './postgres-tls.ts';
+import { connectionFailureLine, connectionParts, postgresTls, type PostgresTls } from './postgres-tls.ts';
 
 /** R33: /readyz answers within 2 s whatever the database does. */
 const READINESS_TIMEOUT_MS = 1_500;
@@ -99,7 +99,7 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
       }
     };
     if (direct !== undefined && directTls !== undefined) {
-      sessionPool = new pg.Pool({ connectionString: withoutTlsParameters(direct), max: 1, ...boundedPoolOptions(bounds, { ssl: directTls.ssl }) });
+      sessionPool = new pg.Pool({ ...connectionParts(direct), max: 1, ...boundedPoolOptions(bounds, { ssl: directTls.ssl }) });
       sessionPool.on('error', () => {});
       guardPool(sessionPool);
       await checkConnection(sessionPool, 'DATABASE_DIRECT_URL', directTls);

@@ -111,6 +111,23 @@ export function postgresTls(url: string, variable: string): PostgresTls {
 }
 
 /** The URL without its TLS parameters (the driver gets the `ssl` option instead). */
+/**
+ * Host, port, user, password and database of a PostgreSQL URL, decoded as MikroORM reads them
+ * for the pool of DATABASE_URL, and nothing else: node-postgres, given the URL itself, lets its
+ * query parameters override the options beside it (`ssl=0` would turn R48's TLS off,
+ * `query_timeout=0` R33's bound), so a pool of our own is given these parts only.
+ */
+export function connectionParts(url: string): { host: string; port: number; user: string; password: string; database: string } {
+  const parsed = new URL(url);
+  return {
+    host: decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1'),
+    port: parsed.port === '' ? 5432 : Number(parsed.port),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: decodeURIComponent(parsed.pathname).replace(/^\//, ''),
+  };
+}
+
 export function withoutTlsParameters(url: string): string {
   const parsed = new URL(url);
   for (const parameter of TLS_PARAMETERS) parsed.searchParams.delete(parameter);

@@ -103,6 +103,16 @@ describe('TLS to PostgreSQL with libpq sslmode meanings (R48)', function () {
     running = [];
   });
 
+  it('DATABASE_DIRECT_URL\'s other query parameters cannot undo its TLS: with ssl=0 beside verify-full, its session still verifies (R48; the server takes TLS only)', async () => {
+    const verified = url('localhost', { sslmode: 'verify-full', sslrootcert: ca.certFile });
+    const direct = url('localhost', { sslmode: 'verify-full', sslrootcert: ca.certFile, ssl: '0', query_timeout: '0' });
+    running = await startInstances(1, { DATABASE_URL: verified, DATABASE_DIRECT_URL: direct, DB_POOL_SIZE: '2' });
+    processes.push(...running.map((i) => i.process));
+    expect((await send(running[0]?.url ?? '', 'GET', '/readyz')).status).to.equal(200);
+    expect(await stopInstances(running)).to.deep.equal([0]);
+    running = [];
+  });
+
   for (const [label, variable, host, rootcert] of [
     ['a certificate from another CA', 'DATABASE_URL', 'localhost', 'other'],
     ['a host name the certificate does not name (127.0.0.1)', 'DATABASE_URL', '127.0.0.1', 'right'],
