@@ -124,6 +124,7 @@ export async function startService(config: Config, logger: Logger, overrides: Se
     redisUrl: config.redisUrl,
     redisTlsCa: config.redisTlsCa,
     bounds: { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
+    logger,
   });
   const validateResult = createResultValidator(contract.document);
   const generator = overrides.generator ?? (await createReportGenerator(config, contract.document, logger, observability.generationObserver));

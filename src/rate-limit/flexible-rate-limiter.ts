@@ -17,7 +17,9 @@ import type { RateLimitStore } from '../config.ts';
 import { EVIDENCE_REPORT_OPERATION } from '../usage/usage-record.entity.ts';
 import { RateLimitStoreError, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 import type { DatabaseBounds } from '../db/bounded-pool.ts';
+import type { Logger } from 'pino';
 import type { Sql } from '../db/sql.ts';
+import { describeCause } from '../shared/describe-cause.ts';
 
 interface FlexibleRateLimiterOptions {
   store: RateLimitStore;
@@ -33,9 +35,23 @@ interface FlexibleRateLimiterOptions {
    * that hangs is a store that fails (503 rate_limit_unavailable, R20).
    */
   bounds: DatabaseBounds;
+  /** Where a failing Redis connection is reported (store 'redis'). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 const KEY_PREFIX = EVIDENCE_REPORT_OPERATION;
+/** The same failure of the Redis connection is logged at most once in this long. */
+const STORE_WARNING_INTERVAL_MS = 60_000;
+
+/**
+ * The error word a Redis server starts its error replies with (WRONGPASS, NOAUTH, READONLY, …):
+ * a fixed code of the protocol, never the rest of the message.
+ */
+function redisErrorCode(error: unknown): { redisError?: string } {
+  if (!(error instanceof Error) || error.name !== 'ReplyError') return {};
+  const word = /^[A-Z][A-Z_]{1,31}\b/.exec(error.message)?.[0];
+  return word === undefined ? {} : { redisError: word };
+}
 
 // Async because the Redis client is loaded only for the redis store (about 8 MiB resident).
 export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOptions): Promise<RateLimiter> {
@@ -67,6 +83,17 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
     }
     case 'redis': {
       const { Redis } = await import('ioredis');
+      let warned = '';
+      let warnedAt = -Infinity;
+      const warnOfStore = (error: unknown): void => {
+        const cause = { ...describeCause(error), ...redisErrorCode(error) };
+        const key = JSON.stringify(cause);
+        const now = performance.now();
+        if (key === warned && now - warnedAt < STORE_WARNING_INTERVAL_MS) return;
+        warned = key;
+        warnedAt = now;
+        options.logger?.warn({ cause }, 'the rate-limit store (REDIS_URL) failed: report creations answer 503 rate_limit_unavailable until it answers (R20)');
+      };
       const client: RedisClient = new Redis(options.redisUrl ?? '', {
         // R48: rediss:// is TLS with the certificate and host name verified, against REDIS_TLS_CA
         // when set (else the system's CAs); the user and password come from the URL (Redis 6 ACL).
@@ -85,7 +112,10 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
         // sent again: its request has its 503 already.
         reconnectOnError: reconnectsAfter,
       });
-      client.on('error', () => {});
+      // Fail closed (R20) is not enough for an operator: a store that refuses the connection
+      // (a certificate not trusted, a wrong password, a closed port) must say why, once per
+      // cause and minute, with its codes only (R26).
+      client.on('error', (error: unknown) => warnOfStore(error));
       // A command that timed out leaves the connection waiting for an answer that may never come
       // (a partition that does not close the socket): ioredis would keep that connection, and
       // every later command would time out too. Reconnecting gives the next request a fresh one

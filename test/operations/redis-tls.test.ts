@@ -89,14 +89,21 @@ describe('TLS and ACL credentials to Redis: rediss:// with REDIS_TLS_CA (R48)', 
     for (const res of answers.filter((r) => r.status !== 201)) expectApiError(res, 'rate_limit_exceeded');
   });
 
-  for (const [label, env] of [
-    ['without REDIS_TLS_CA the private CA is not trusted', () => ({ REDIS_URL: redisUrl(redis.port) })],
-    ['a wrong password is refused by the ACL', () => ({ REDIS_URL: redisUrl(redis.port, 'not-the-password'), REDIS_TLS_CA: ca.certFile })],
+  for (const [label, env, cause] of [
+    ['without REDIS_TLS_CA the private CA is not trusted', () => ({ REDIS_URL: redisUrl(redis.port) }), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }],
+    ['a wrong password is refused by the ACL', () => ({ REDIS_URL: redisUrl(redis.port, 'not-the-password'), REDIS_TLS_CA: ca.certFile }), { redisError: 'WRONGPASS' }],
   ] as const) {
-    it(`${label}: 503 rate_limit_unavailable, never a request let through unlimited`, async () => {
+    it(`${label}: 503 rate_limit_unavailable, never a request let through unlimited; the log says why, once`, async () => {
       const base = await start({ ...env(), RATE_LIMIT_REQUESTS: '1000' });
       const c = await customer();
       for (let i = 0; i < 3; i++) expectApiError(await post(base, c.apiKey, i), 'rate_limit_unavailable');
+      const instance = all.at(-1);
+      if (instance === undefined) throw new Error('no instance');
+      const warnings = linesOf(instance.process)
+        .map((line) => JSON.parse(line) as { msg?: string; cause?: Record<string, unknown> })
+        .filter((line) => line.msg?.startsWith('the rate-limit store (REDIS_URL) failed'));
+      expect(warnings, 'one line per cause and minute, however often ioredis retries').to.have.length(1);
+      expect(warnings[0]?.cause).to.include(cause);
     });
   }
 
