@@ -16,8 +16,8 @@
 // when httpOptions.retryOptions is set (ApiClient.apiCall of 3.1.0), and it is never set here.
 //
 // Settings (R43): no temperature unless GEMINI_TEMPERATURE is set (Gemini 3 models loop at low
-// temperatures; their default is 1.0), thinkingConfig.thinkingLevel from GEMINI_THINKING_LEVEL,
-// maxOutputTokens from GEMINI_MAX_OUTPUT_TOKENS.
+// temperatures; their default is 1.0), thinkingConfig.thinkingLevel from GEMINI_THINKING_LEVEL
+// (Gemini 3 and later; see takesThinkingLevel), maxOutputTokens from GEMINI_MAX_OUTPUT_TOKENS.
 import { GoogleGenAI, ThinkingLevel as SdkThinkingLevel } from '@google/genai';
 import type { GenerateContentParameters, GenerateContentResponse } from '@google/genai';
 import type { Logger } from 'pino';
@@ -77,6 +77,19 @@ export interface GeminiReportGeneratorOptions {
   readonly retryDelayMs?: number;
   /** Retry (after any pause) only when this much time is left. Default min(5 s, timeoutMs / 2). */
   readonly minRetryWindowMs?: number;
+}
+
+/**
+ * R43, settings follow the model family: thinkingLevel is Gemini 3's setting. Gemini 2.5 models
+ * think by a token budget of their own and have answered a thinkingLevel with 400 INVALID_ARGUMENT
+ * "Thinking level is not supported for this model." (RooCodeInc/Roo-Code#10700 for
+ * gemini-2.5-flash, microsoft/vscode#334581 for gemini-2.5-pro), which does not fall through to
+ * the next model: a 2.5 fallback would fail every request it got. 2.0 and older models refuse any
+ * thinkingConfig. Those families get none, and think (or not) as their defaults say.
+ */
+export function takesThinkingLevel(model: string): boolean {
+  const id = model.slice(model.lastIndexOf('/') + 1);
+  return !/^gemini-(?:1|2)\./.test(id);
 }
 
 /** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
@@ -312,7 +325,7 @@ export class GeminiReportGenerator implements ReportGenerator {
         responseMimeType: 'application/json',
         responseSchema: this.#options.responseSchema,
         ...(temperature === undefined ? {} : { temperature }),
-        thinkingConfig: { thinkingLevel: THINKING_LEVELS[this.#options.thinkingLevel ?? 'low'] },
+        ...(takesThinkingLevel(model) ? { thinkingConfig: { thinkingLevel: THINKING_LEVELS[this.#options.thinkingLevel ?? 'low'] } } : {}),
         maxOutputTokens: this.#options.maxOutputTokens ?? 8192,
         candidateCount: 1,
         // The SDK follows an answer cut with finishReason CONTINUATION by sending the whole

@@ -172,6 +172,17 @@ describe('Gemini settings and tokens (R43)', () => {
     expect(config.maxOutputTokens).to.equal(8192);
   });
 
+  it('a Gemini 2.5 model (still configurable as a fallback) gets no thinkingLevel, which it refuses: the primary\'s 503 moves the request to it and it answers (R42, R43)', async () => {
+    suite.fake.enqueue(errorAnswer(503));
+    const generator = await geminiGenerator(suite.fake.baseUrl, { models: ['gemini-3.8-flash', 'gemini-2.5-flash'], thinkingLevel: 'high' });
+    const output = await generator.generate(input());
+    expect(output.model).to.equal('gemini-2.5-flash');
+    const [primary, fallback] = suite.fake.requests.map((request) => sentBody(request).generationConfig);
+    expect(primary?.thinkingConfig).to.deep.equal({ thinkingLevel: 'HIGH' });
+    expect(fallback).not.to.have.property('thinkingConfig');
+    expect(fallback?.maxOutputTokens, 'the other settings are the same').to.equal(primary?.maxOutputTokens);
+  });
+
   it('counts input, output and thinking tokens apart and reads only the answer part of a thinking answer', async () => {
     suite.fake.enqueue(thinkingAnswer());
     const observer = new RecordingObserver();

@@ -262,8 +262,16 @@ function outputBoundProblem(body: unknown): string | undefined {
  */
 const MINIMAL_REFUSED_BY = ['gemini-3.7-flash', 'gemini-3.8-flash'];
 
+/**
+ * Gemini 2.5 models answer any thinkingLevel with 400 INVALID_ARGUMENT in these words
+ * (RooCodeInc/Roo-Code#10700, microsoft/vscode#334581); 2.0 models refuse any thinkingConfig
+ * ("thinking_config is not supported.", immersive-translate/immersive-translate#2976).
+ */
 function thinkingLevelProblem(model: string, body: unknown): string | undefined {
-  const level = (body as { generationConfig?: { thinkingConfig?: { thinkingLevel?: unknown } } }).generationConfig?.thinkingConfig?.thinkingLevel;
+  const thinking = (body as { generationConfig?: { thinkingConfig?: { thinkingLevel?: unknown } } }).generationConfig?.thinkingConfig;
+  if (/^gemini-2\.0/.test(model) && thinking !== undefined) return 'thinking_config is not supported.';
+  const level = thinking?.thinkingLevel;
+  if (level !== undefined && /^gemini-2\./.test(model)) return 'Thinking level is not supported for this model.';
   if (level !== 'MINIMAL') return undefined;
   const refuses = MINIMAL_REFUSED_BY.some((family) => (model === family || model.startsWith(`${family}-`)) && !model.startsWith(`${family}-lite`));
   return refuses ? "'minimal' is not a supported thinking level for this model. Allowed values are: medium, low, high." : undefined;
