@@ -136,6 +136,27 @@ function url(env: string, protocols: readonly string[]): Variable<string | undef
 }
 
 /**
+ * GEMINI_BASE_URL: the SDK appends `/v1beta/models/...` to it and sends it with fetch, which
+ * refuses any URL carrying a user or password (every generation would then fail, 502), and a
+ * query or fragment would end up in the middle of the path. Refused at start instead.
+ */
+function endpointUrl(env: string): Variable<string | undefined> {
+  const base = url(env, ['http:', 'https:']);
+  return {
+    ...base,
+    read: (raw, reject) => {
+      const value = base.read(raw, reject);
+      if (value === undefined) return undefined;
+      const parsed = URL.canParse(value) ? new URL(value) : undefined;
+      if (parsed === undefined) return value;
+      if (parsed.username !== '' || parsed.password !== '') reject('a URL without a user or password (fetch refuses credentials in a URL)');
+      else if (parsed.search !== '' || parsed.hash !== '' || value.includes('?') || value.includes('#')) reject('a URL without a query or fragment (the API paths are appended to it)');
+      return value;
+    },
+  };
+}
+
+/**
  * REDIS_URL. ioredis takes every query parameter of the URL as a client option, over the options
  * the service passes (`?enableOfflineQueue=true&commandTimeout=60000` would undo R20's fail-fast
  * and R33's bound on a wait, the timeout even unbounded, as a string). Only `password` and
@@ -194,7 +215,7 @@ const VARIABLES = {
       return Object.freeze(models) as readonly string[];
     },
   ),
-  geminiBaseUrl: url('GEMINI_BASE_URL', ['http:', 'https:']),
+  geminiBaseUrl: endpointUrl('GEMINI_BASE_URL'),
   /** R43: unset means the model's own default is used. */
   geminiTemperature: parsed(
     'GEMINI_TEMPERATURE',

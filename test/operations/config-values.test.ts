@@ -27,6 +27,10 @@ const BAD: [variable: string, env: Record<string, string>][] = [
   // R48: a CA names TLS; with redis:// the password would go in plain text.
   ['REDIS_TLS_CA', { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'redis://:secret@127.0.0.1:6379', REDIS_TLS_CA: '/etc/ers/redis-ca.pem' }],
   ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'ftp://gateway.example' }],
+  // fetch refuses a URL with credentials: every generation would be 502.
+  ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'https://gateway-user:gateway-secret@gateway.example' }],
+  // The SDK appends /v1beta/models/... to it: a query would sit in the middle of the path.
+  ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'https://gateway.example/?key=abc' }],
   ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '0' }],
   ['SHUTDOWN_DRAIN_MS', { SHUTDOWN_DRAIN_MS: '-1' }],
   ['LISTEN_BACKLOG', { LISTEN_BACKLOG: 'deep' }],
@@ -50,6 +54,7 @@ describe('configuration values (operator-interface.md)', () => {
       const message = (error as ConfigError).message;
       expect(message).to.include(variable);
       expect(message).to.not.include('\n');
+      expect(message, 'the value is never echoed (R26)').to.not.include('gateway-secret');
     });
   }
 
