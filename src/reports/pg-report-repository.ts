@@ -54,11 +54,19 @@ const FAILURES: Record<string, PersistenceFailureKind> = {
   ER003: 'claim_lost',
 };
 
+/**
+ * SQLSTATEs of a statement that never ran: no connection could be had (08 connection exception,
+ * 28 the login refused, 3D000 no such database, 53300 too many connections, 57P03 the server
+ * starting or recovering) or the server ended the session (57P01, 57P02), which rolls back what
+ * the statement had done.
+ */
+const NEVER_RAN = /^(?:08|28)|^(?:3D000|53300|57P01|57P02|57P03)$/;
+
 /** Which write failed, from the statement's failure. */
-function failureKind(failure: PersistenceFailure): PersistenceFailureKind {
+export function failureKind(failure: Pick<PersistenceFailure, 'sqlState'>): PersistenceFailureKind {
   const { sqlState } = failure;
-  // No answer from the server, or no connection: the statement did not run, nothing was written.
-  if (sqlState === undefined || sqlState.startsWith('08')) return 'unavailable';
+  // No answer from the server, or no connection: nothing was written (step 9's code).
+  if (sqlState === undefined || NEVER_RAN.test(sqlState)) return 'unavailable';
   // A server error outside the function's own blocks comes after its writes, at the end of the
   // transaction (a deferred constraint, a serialization failure): R15 counts the commit as usage.
   return FAILURES[sqlState] ?? 'usage_not_recorded';
