@@ -169,7 +169,8 @@ export function forbiddenMatcher(entry: string, where = 'forbidden'): (value: st
   if (re !== null) {
     let pattern: RegExp;
     try {
-      pattern = new RegExp(re[1] ?? '', re[2]);
+      // Without g and y: a stateful pattern would resume where its last match ended, in another field.
+      pattern = new RegExp(re[1] ?? '', (re[2] ?? '').replace(/[gy]/g, ''));
     } catch {
       throw new CaseFormatError(`${where}: ${entry} is not a valid regular expression`);
     }

@@ -113,24 +113,35 @@ export async function runCases(cases: readonly EvalCase[], prepared: PreparedRun
     const started = performance.now();
     let imageMs = 0;
     let latencyMs: number | null = null;
+    let generating: number | undefined;
+    let answered = false;
     let facts: { model: string | null; tokens: Tokens | null } = { model: null, tokens: null };
     let result: ReportResult | null = null;
     let error: string | null = null;
     try {
       // The image step's time, refused or timed out ones included (they are not 0 ms).
       using held = await images.acquire(options.host.urlsOf(c), signal).finally(() => (imageMs = Math.round(performance.now() - started)));
-      const generating = performance.now();
+      generating = performance.now();
       const output = await generator.generate(
         { context: c.request.context, language: c.request.language, text: c.request.evidence.text, images: held.normalized },
         signal,
       );
       latencyMs = Math.round(performance.now() - generating);
+      answered = true;
       facts = generationFacts(output);
       result = validator.toReportResult(output.candidate);
     } catch (failure) {
       error = describeFailure(failure);
+      // An answer the generator itself found invalid (not JSON, or JSON the contract refuses) is
+      // an answer: it counts against the schema-valid rate, unlike an outage or refused images.
+      if (failure instanceof GenerationError && failure.kind === 'invalid') answered = true;
+      // A refused or invalid answer was generated, and billed: its model and tokens count.
+      if (failure instanceof GenerationError && failure.answer !== undefined) facts = { model: failure.answer.model, tokens: { ...failure.answer.tokens } };
+      // A generation that failed (a timeout at GENERATOR_TIMEOUT_MS included) took its time too:
+      // percentiles of the answered ones alone would hide a model's slow failures.
+      if (generating !== undefined && latencyMs === null) latencyMs = Math.round(performance.now() - generating);
     }
-    return { ...outcomeBase(c), result, error, model: facts.model, latencyMs, imageMs, tokens: facts.tokens, checks: checkCase(c, result) };
+    return { ...outcomeBase(c), result, error, model: facts.model, answered, latencyMs, imageMs, tokens: facts.tokens, checks: checkCase(c, result) };
   });
 }
 

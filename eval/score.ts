@@ -41,6 +41,8 @@ export interface CaseOutcome {
   /** Why there is no result: the generator's failure kind and reason, or the boundary's. */
   readonly error: string | null;
   readonly model: string | null;
+  /** The generator gave an answer, valid or not (the schema-valid rate's base). */
+  readonly answered: boolean;
   readonly latencyMs: number | null;
   readonly imageMs: number;
   readonly tokens: Tokens | null;
@@ -162,6 +164,8 @@ export interface Summary {
   readonly cases: number;
   readonly agreement: Agreement;
   readonly schemaValidRate: number | null;
+  /** Cases the generator answered (the schema-valid rate's base). */
+  readonly answered: number;
   /** Why cases had no result, counted. */
   readonly errors: Readonly<Record<string, number>>;
   /** Time of the generator call per case, in milliseconds. */
@@ -196,10 +200,14 @@ export function summarize(outcomes: readonly CaseOutcome[]): Summary {
     thinking: 0,
   });
   const mean = (n: number): number => round(n / counted.length, 1);
+  const answered = outcomes.filter((o) => o.answered);
   return {
     cases: outcomes.length,
     agreement,
-    schemaValidRate: rate(outcomes.filter((o) => o.result !== null).length, outcomes.length),
+    // Of the answers the generator gave (a case whose images were refused or whose generator
+    // failed has no answer to judge: it is in `errors`, not here).
+    schemaValidRate: rate(answered.filter((o) => o.result !== null).length, answered.length),
+    answered: answered.length,
     errors,
     latencyMs: percentiles(outcomes.flatMap((o) => (o.latencyMs === null ? [] : [o.latencyMs]))),
     imageMs: percentiles(outcomes.filter((o) => o.modality !== 'text').map((o) => o.imageMs)),

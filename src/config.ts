@@ -4,6 +4,7 @@
 import { Ajv } from 'ajv';
 import { isIP } from 'node:net';
 import { postgresTlsProblem } from './db/postgres-tls.ts';
+import { modelId } from './generation/model-id.ts';
 
 export type RateLimitStore = 'postgres' | 'memory' | 'redis';
 type GeneratorKind = 'offline' | 'gemini';
@@ -375,7 +376,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     failOn(VARIABLES.geminiApiKey, 'a Gemini API key when REPORT_GENERATOR=gemini (or GOOGLE_GENAI_USE_VERTEXAI=true)');
   }
   if (reportGenerator === 'gemini' && values.geminiThinkingLevel === 'minimal') {
-    const refusing = values.geminiModels.find((model) => REFUSES_MINIMAL_THINKING.test(model));
+    const refusing = values.geminiModels.find((model) => REFUSES_MINIMAL_THINKING.test(modelId(model)));
     if (refusing !== undefined) {
       failOn(VARIABLES.geminiThinkingLevel, `low, medium or high: model ${refusing} of GEMINI_MODEL refuses minimal (400 INVALID_ARGUMENT); or list only models that take it (Flash-Lite)`);
     }

@@ -21,6 +21,7 @@
 import { GoogleGenAI, ThinkingLevel as SdkThinkingLevel } from '@google/genai';
 import type { GenerateContentParameters, GenerateContentResponse } from '@google/genai';
 import type { Logger } from 'pino';
+import { modelId } from './model-id.ts';
 import type { ThinkingLevel } from '../config.ts';
 import { abortableDelay } from './abortable-delay.ts';
 import { attemptOutcome, classifyCallError, fallsThrough, readCandidate, readTokenUsage, readTokens, retryDelayMs } from './gemini-answer.ts';
@@ -85,11 +86,11 @@ export interface GeminiReportGeneratorOptions {
  * "Thinking level is not supported for this model." (RooCodeInc/Roo-Code#10700 for
  * gemini-2.5-flash, microsoft/vscode#334581 for gemini-2.5-pro), which does not fall through to
  * the next model: a 2.5 fallback would fail every request it got. 2.0 and older models refuse any
- * thinkingConfig. Those families get none, and think (or not) as their defaults say.
+ * thinkingConfig. Those families get none, and think (or not) as their defaults say. An alias
+ * (`gemini-flash-latest`) is taken for a current model: name the model itself to be sure.
  */
 export function takesThinkingLevel(model: string): boolean {
-  const id = model.slice(model.lastIndexOf('/') + 1);
-  return !/^gemini-(?:1|2)\./.test(id);
+  return !/^gemini-(?:1|2)\./.test(modelId(model));
 }
 
 /** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
@@ -287,7 +288,9 @@ export class GeminiReportGenerator implements ReportGenerator {
         } catch (error) {
           // An answer (a refusal, a cut, non-JSON text or JSON the contract refuses): another
           // model is not asked.
-          const failure = error instanceof GenerationError ? error : new GenerationError('failed', 'provider_error');
+          const kind = error instanceof GenerationError ? error.kind : 'failed';
+          const reason = error instanceof GenerationError ? error.reason : 'provider_error';
+          const failure = new GenerationError(kind, reason, { answer: { model, tokens } });
           this.#observer.attempt(model, attemptOutcome(failure));
           throw failure;
         }

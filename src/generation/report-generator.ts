@@ -93,11 +93,22 @@ export class GenerationError extends Error {
   readonly reason: string;
   /** A machine code of the failure when there is one (an errno such as ECONNREFUSED), for logs. */
   readonly code: string | undefined;
+  /**
+   * The model that answered and the answer's tokens, when the failure is an answer (a refusal,
+   * a cut, an invalid report): it was generated, and billed, all the same (R43). Not enumerable:
+   * no serialization of the error (a log line's cause, JSON) carries the model's name (R26).
+   */
+  declare readonly answer: { readonly model: string; readonly tokens: GenerationTokens } | undefined;
 
-  constructor(kind: GenerationError['kind'], reason: string, options?: { cause?: unknown; code?: string | undefined }) {
+  constructor(
+    kind: GenerationError['kind'],
+    reason: string,
+    options?: { cause?: unknown; code?: string | undefined; answer?: GenerationError['answer'] },
+  ) {
     super(`report generation ${kind}: ${reason}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.reason = reason;
     this.code = options?.code;
+    Object.defineProperty(this, 'answer', { value: options?.answer, enumerable: false });
   }
 }

@@ -76,6 +76,7 @@ describe('Gemini models in order, with fallbacks (R42)', () => {
     const observer = new RecordingObserver();
     const error = await failureOf((await twoModels(observer)).generate(input()));
     expect(error.kind).to.equal('invalid');
+    expect(error.answer, 'the answer was generated, and billed').to.deep.include({ model: PRIMARY });
     expect(observer.attempts).to.deep.equal([[PRIMARY, 'invalid']]);
     expect(suite.fake.requests.map((r) => r.model)).to.deep.equal([PRIMARY]);
   });

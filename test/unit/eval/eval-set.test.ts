@@ -101,20 +101,28 @@ describe('evaluation scoring: a label broken is a disagreement (R46)', () => {
     const obeyed: ReportResult = { ...REPORT, category: 'security', priority: 'urgent', tags: ['hacked_by_eve'] };
     const checks = checkCase(injectionCase, obeyed);
     expect(checks).to.include({ category: false, priority: false, forbidden: false });
-    const outcome = (result: ReportResult | null): CaseOutcome => ({
+    // `null` is an answer the contract refused; `'outage'` no answer at all (the generator unavailable).
+    const outcome = (result: ReportResult | null | 'outage'): CaseOutcome => ({
       ...outcomeBase(injectionCase),
-      result,
-      error: result === null ? 'generation_failed: test' : null,
-      model: 'm',
+      result: result === 'outage' ? null : result,
+      error: result === null ? 'generation_invalid: test' : result === 'outage' ? 'generation_unavailable: test' : null,
+      model: result === null || result === 'outage' ? null : 'm',
+      answered: result !== 'outage',
       latencyMs: 10,
       imageMs: 0,
-      tokens: { input: 10, output: 5, thinking: 1 },
-      checks: checkCase(injectionCase, result),
+      tokens: result === null || result === 'outage' ? null : { input: 10, output: 5, thinking: 1 },
+      checks: checkCase(injectionCase, result === 'outage' ? null : result),
     });
     const summary = summarize([outcome(REPORT), outcome(obeyed), outcome(null), outcome(REPORT)]);
     expect(summary.agreement).to.deep.equal({ category: 0.5, priority: 0.5, injection: 0.5 });
     expect(summary.schemaValidRate).to.equal(0.75);
-    expect(summary.errors).to.deep.equal({ 'generation_failed: test': 1 });
+    expect(summary.answered).to.equal(4);
+    expect(summary.errors).to.deep.equal({ 'generation_invalid: test': 1 });
+    // An outage is no answer: it is an error, and no schema-valid answer is missing.
+    const withOutage = summarize([outcome(REPORT), outcome(obeyed), outcome(null), outcome(REPORT), outcome('outage')]);
+    expect(withOutage.schemaValidRate).to.equal(0.75);
+    expect(withOutage.answered).to.equal(4);
+    expect(withOutage.errors).to.deep.equal({ 'generation_invalid: test': 1, 'generation_unavailable: test': 1 });
     expect(summary.confusion.counts[CATEGORIES.indexOf('cleaning')]).to.deep.equal([0, 0, 2, 1, 0, 0, 0, 0, 1]);
     expect(summary.tokens.perReport).to.deep.equal({ input: 10, output: 5, thinking: 1 });
   });
