@@ -89,11 +89,11 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     await checkConnection(pool, 'DATABASE_URL', tls);
     const open = orm;
     const migrate = async (): Promise<string[]> => {
-      if (direct === undefined || directTls === undefined) return applyMigrations(open);
+      if (direct === undefined || directTls === undefined) return applyMigrations(open, logger);
       const directOrm = await MikroORM.init(ormOptions(direct, 1, logger, bounds, { ssl: directTls.ssl }));
       try {
         await checkConnection(await directOrm.em.getConnection().getNativeClient(), 'DATABASE_DIRECT_URL', directTls);
-        return await applyMigrations(directOrm);
+        return await applyMigrations(directOrm, logger);
       } finally {
         await directOrm.close(true);
       }

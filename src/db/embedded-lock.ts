@@ -17,7 +17,11 @@ interface EmbeddedLock {
   pid: number;
   /** The directory holding the owner's socket; empty while the owner is still opening PGlite. */
   socketDir: string;
-  /** A lock written without one is a server's. */
+  /**
+   * A lock without one was written by an older release, whose server and tools alike wrote none:
+   * it is taken for a server's (joined, as that release's processes were), so an older tool's
+   * lock still costs a new server its database when the tool exits, until both are upgraded.
+   */
   role: EmbeddedRole;
 }
 

@@ -62,7 +62,10 @@ async function privateDataDir(dataDir: string): Promise<string> {
 export async function startEmbedded(dataDir: string, logger?: Logger, role: EmbeddedRole = 'tool'): Promise<EmbeddedServer> {
   const dir = await privateDataDir(dataDir);
   const lockPath = join(dir, LOCK_FILE_NAME);
-  const deadline = Date.now() + WAIT_FOR_OWNER_MS;
+  // The wait is per owner: a server that waited for a tool and then finds another server still
+  // opening PGlite gives that one the whole wait too.
+  let deadline = Date.now() + WAIT_FOR_OWNER_MS;
+  let waitingFor: number | undefined;
   for (;;) {
     if (await claimLock(lockPath, role)) return openAsOwner(dir, lockPath, role, logger);
     const lock = await readLock(lockPath);
@@ -70,6 +73,10 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
       logger?.warn({ lockPath, pid: lock?.pid }, 'removing a stale embedded database lock');
       await removeLock(lockPath, lock?.pid ?? Number.NaN);
       continue;
+    }
+    if (lock.pid !== waitingFor) {
+      waitingFor = lock.pid;
+      deadline = Date.now() + WAIT_FOR_OWNER_MS;
     }
     const socketPath = lock.socketDir === '' ? '' : join(lock.socketDir, SOCKET_FILE_NAME);
     if (role === 'server' && lock.role === 'tool') {

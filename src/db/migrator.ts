@@ -1,5 +1,6 @@
 // Applies pending migrations (ruling R4): at start-up and by `npm run migrate`.
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MIGRATIONS } from './migrations/index.ts';
@@ -18,13 +19,15 @@ const MIGRATION_LOCK_POLL_MS = 100;
  * Applies what is pending in one transaction (the versioned migrations, then the SQL function
  * files whose text changed) and returns the names of the migrations applied, in order.
  */
-export async function applyMigrations(orm: MikroORM): Promise<string[]> {
+export async function applyMigrations(orm: MikroORM, logger?: Pick<Logger, 'warn'>): Promise<string[]> {
   try {
-    return await applyPending(orm);
+    return await applyPending(orm, logger);
   } catch (error) {
     // R33 bounds every statement, a migration's too. One that rewrites or scans a large table
     // (a checked column, a rebuilt key) can need longer than a request may: say how to apply it.
-    if ((error as { code?: unknown }).code === STATEMENT_TIMEOUT) {
+    // The server's statement_timeout says so with 57014; the embedded database has none, and
+    // the driver's read timeout (the same bound) ends the wait there.
+    if ((error as { code?: unknown }).code === STATEMENT_TIMEOUT || (error instanceof Error && error.message === 'Query read timeout')) {
       throw new Error(
         'a migration statement ran longer than DB_STATEMENT_TIMEOUT_MS allows (R33); apply the migrations once with a larger bound, ' +
           'e.g. `DB_STATEMENT_TIMEOUT_MS=600000 npm run migrate`, then start again',
@@ -35,10 +38,13 @@ export async function applyMigrations(orm: MikroORM): Promise<string[]> {
   }
 }
 
-/** SQLSTATE query_canceled: statement_timeout (or lock_timeout) fired. */
+/** SQLSTATE query_canceled: statement_timeout fired (or the statement was cancelled). */
 const STATEMENT_TIMEOUT = '57014';
 
-async function applyPending(orm: MikroORM): Promise<string[]> {
+/** A migration's name as MikroORM keeps it (without a .js or .ts ending). */
+const migrationName = (name: string): string => name.replace(/\.[jt]s$/, '');
+
+async function applyPending(orm: MikroORM, logger?: Pick<Logger, 'warn'>): Promise<string[]> {
   await prepareMigrator(orm);
   const connection = orm.em.getConnection();
   const applied = await connection.transactional(async (trx) => {
@@ -68,9 +74,15 @@ async function applyPending(orm: MikroORM): Promise<string[]> {
     // (or an older admin job) restarts next to the newer ones, and its files would put the older
     // bodies back under the newer instances (R34, R35). The newest release keeps them.
     const executed = await connection.execute<{ name: string }[]>(`select name from ${MIGRATIONS_TABLE}`, [], 'all', trx);
-    const known = new Set(MIGRATIONS.map((migration) => migration.name));
-    if (executed.every((row) => known.has(row.name))) {
+    const known = new Set(MIGRATIONS.map((migration) => migrationName(migration.name)));
+    const unknown = executed.filter((row) => !known.has(migrationName(row.name)));
+    if (unknown.length === 0) {
       await applySqlFunctionFiles((sql, params = []) => connection.execute(sql, params, 'all', trx));
+    } else {
+      logger?.warn(
+        { migrations: unknown.map((row) => row.name) },
+        'the database was migrated by a newer release: its SQL functions are left as they are',
+      );
     }
     return migrations;
   });

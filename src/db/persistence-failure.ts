@@ -2,7 +2,9 @@
 // own code. No stage sees an SQLSTATE or a driver error, and no repository throws an HTTP error.
 //
 // - 'unavailable': the statement could not run or did not answer (no connection, a timeout of
-//   R33, a server error); nothing it would have written was written.
+//   R33, a server error). When it never reached the server nothing was written; when the
+//   connection broke after it was sent, the server may have committed it all the same (a write
+//   is all or nothing, but its answer can be lost): retries are made safe by Idempotency-Key.
 // - 'report_not_written' / 'usage_not_recorded' / 'claim_lost': the write of steps 9-10 (R15)
 //   that failed; the whole transaction rolled back.
 export type PersistenceFailureKind = 'unavailable' | 'report_not_written' | 'usage_not_recorded' | 'claim_lost';

@@ -110,10 +110,9 @@ export function postgresTls(url: string, variable: string): PostgresTls {
   return { mode, ssl };
 }
 
-/** The URL without its TLS parameters (the driver gets the `ssl` option instead). */
 /**
- * Host, port, user, password and database of a PostgreSQL URL, decoded as MikroORM reads them
- * for the pool of DATABASE_URL, and nothing else: node-postgres, given the URL itself, lets its
+ * Host, port, user, password and database of a PostgreSQL URL, the parts MikroORM reads for the
+ * pool of DATABASE_URL, and nothing else: node-postgres, given the URL itself, lets its
  * query parameters override the options beside it (`ssl=0` would turn R48's TLS off,
  * `query_timeout=0` R33's bound), so a pool of our own is given these parts only.
  */
@@ -128,6 +127,7 @@ export function connectionParts(url: string): { host: string; port: number; user
   };
 }
 
+/** The URL without its TLS parameters (the driver gets the `ssl` option instead). */
 export function withoutTlsParameters(url: string): string {
   const parsed = new URL(url);
   for (const parameter of TLS_PARAMETERS) parsed.searchParams.delete(parameter);

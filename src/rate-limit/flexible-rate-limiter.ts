@@ -83,15 +83,14 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
     }
     case 'redis': {
       const { Redis } = await import('ioredis');
-      let warned = '';
-      let warnedAt = -Infinity;
+      // When each cause was last logged (a handful of causes at most: codes, not messages).
+      const warnedAt = new Map<string, number>();
       const warnOfStore = (error: unknown): void => {
         const cause = { ...describeCause(error), ...redisErrorCode(error) };
         const key = JSON.stringify(cause);
         const now = performance.now();
-        if (key === warned && now - warnedAt < STORE_WARNING_INTERVAL_MS) return;
-        warned = key;
-        warnedAt = now;
+        if (now - (warnedAt.get(key) ?? -Infinity) < STORE_WARNING_INTERVAL_MS) return;
+        warnedAt.set(key, now);
         options.logger?.warn({ cause }, 'the rate-limit store (REDIS_URL) failed: report creations answer 503 rate_limit_unavailable until it answers (R20)');
       };
       const client: RedisClient = new Redis(options.redisUrl ?? '', {

@@ -55,17 +55,19 @@ const FAILURES: Record<string, PersistenceFailureKind> = {
 };
 
 /**
- * SQLSTATEs of a statement that never ran: no connection could be had (08 connection exception,
- * 28 the login refused, 3D000 no such database, 53300 too many connections, 57P03 the server
- * starting or recovering) or the server ended the session (57P01, 57P02), which rolls back what
- * the statement had done.
+ * SQLSTATEs of a statement that did not get to its writes' own errors: no connection could be
+ * had (08 connection exception, 28 the login refused, 3D000 no such database, 53300 too many
+ * connections, 57P03 the server starting or recovering), or the server ended the session (57P01,
+ * 57P02). Like a lost connection, step 9's code: in the second case the outcome is as unknown as
+ * after a lost answer (a session ended while it waited for a synchronous standby had committed).
  */
 const NEVER_RAN = /^(?:08|28)|^(?:3D000|53300|57P01|57P02|57P03)$/;
 
 /** Which write failed, from the statement's failure. */
 export function failureKind(failure: Pick<PersistenceFailure, 'sqlState'>): PersistenceFailureKind {
   const { sqlState } = failure;
-  // No answer from the server, or no connection: nothing was written (step 9's code).
+  // No connection, or no answer from the server: step 9's code (nothing written, or an outcome
+  // this process cannot know: docs/integrating.md tells clients to retry with the same key).
   if (sqlState === undefined || NEVER_RAN.test(sqlState)) return 'unavailable';
   // A server error outside the function's own blocks comes after its writes, at the end of the
   // transaction (a deferred constraint, a serialization failure): R15 counts the commit as usage.

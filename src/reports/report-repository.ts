@@ -40,9 +40,9 @@ export interface ReportRecord {
 export interface ReportRepository {
   /**
    * Writes the report, its unit and the completion in one transaction. Throws PersistenceFailure:
-   * 'report_not_written' or 'unavailable' (nothing could be written), 'usage_not_recorded', or
-   * 'claim_lost' (the claim was taken over after our lease ran out); in every case nothing of
-   * the attempt remains.
+   * 'report_not_written', 'usage_not_recorded' or 'claim_lost' (the claim was taken over after
+   * our lease ran out), after which nothing of the attempt remains; or 'unavailable': the
+   * statement never ran, or its answer was lost (then the transaction may have committed whole).
    */
   record(record: ReportRecord): Promise<void>;
 }
