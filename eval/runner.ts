@@ -132,11 +132,13 @@ export async function runCases(cases: readonly EvalCase[], prepared: PreparedRun
       result = validator.toReportResult(output.candidate);
     } catch (failure) {
       error = describeFailure(failure);
-      // An answer the generator itself found invalid (not JSON, or JSON the contract refuses) is
-      // an answer: it counts against the schema-valid rate, unlike an outage or refused images.
-      if (failure instanceof GenerationError && failure.kind === 'invalid') answered = true;
-      // A refused or invalid answer was generated, and billed: its model and tokens count.
-      if (failure instanceof GenerationError && failure.answer !== undefined) facts = { model: failure.answer.model, tokens: { ...failure.answer.tokens } };
+      if (failure instanceof GenerationError) {
+        // An answer the generator itself found invalid (not JSON, or JSON the contract refuses)
+        // is an answer: it counts against the schema-valid rate, unlike an outage or refused images.
+        if (failure.kind === 'invalid') answered = true;
+        // A refused or invalid answer was generated, and billed: its model and tokens count.
+        if (failure.answer !== undefined) facts = { model: failure.answer.model, tokens: { ...failure.answer.tokens } };
+      }
       // A generation that failed (a timeout at GENERATOR_TIMEOUT_MS included) took its time too:
       // percentiles of the answered ones alone would hide a model's slow failures.
       if (generating !== undefined && latencyMs === null) latencyMs = Math.round(performance.now() - generating);

@@ -146,12 +146,13 @@ function endpointUrl(env: string): Variable<string | undefined> {
   return {
     ...base,
     read: (raw, reject) => {
+      // base.read has refused whatever does not parse.
       const value = base.read(raw, reject);
       if (value === undefined) return undefined;
-      const parsed = URL.canParse(value) ? new URL(value) : undefined;
-      if (parsed === undefined) return value;
+      const parsed = new URL(value);
       if (parsed.username !== '' || parsed.password !== '') reject('a URL without a user or password (fetch refuses credentials in a URL)');
-      else if (parsed.search !== '' || parsed.hash !== '' || value.includes('?') || value.includes('#')) reject('a URL without a query or fragment (the API paths are appended to it)');
+      // The raw text, not parsed.search: an empty query ("…/?") parses to none.
+      if (/[?#]/.test(value)) reject('a URL without a query or fragment (the API paths are appended to it)');
       return value;
     },
   };

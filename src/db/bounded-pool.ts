@@ -64,7 +64,8 @@ const CLIENT_READ_MARGIN_MS = 250;
 /** Keep-alive probes start after this much silence on a socket. */
 const KEEP_ALIVE_DELAY_MS = 10_000;
 
-const isReadTimeout = (error: unknown): boolean => error instanceof Error && error.message === 'Query read timeout';
+/** node-postgres's own client-side timeout (query_timeout): the bound when the server has none. */
+export const isReadTimeout = (error: unknown): boolean => error instanceof Error && error.message === 'Query read timeout';
 
 /** The pool options BoundedClient reads besides pg's own (pg-pool hands its options to each client). */
 interface BoundedClientOptions extends pg.ClientConfig {

@@ -78,7 +78,6 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
       waitingFor = lock.pid;
       deadline = Date.now() + WAIT_FOR_OWNER_MS;
     }
-    const socketPath = lock.socketDir === '' ? '' : join(lock.socketDir, SOCKET_FILE_NAME);
     if (role === 'server' && lock.role === 'tool') {
       if (Date.now() > deadline) {
         throw new Error(
@@ -89,6 +88,7 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
       await sleep(100);
       continue;
     }
+    const socketPath = lock.socketDir === '' ? '' : join(lock.socketDir, SOCKET_FILE_NAME);
     if (socketPath !== '' && (await socketAccepts(socketPath))) {
       logger?.info({ pid: lock.pid }, 'using the embedded database served by another process');
       return { url: embeddedUrl(lock.socketDir), socketPath, owner: false, poolMax: GUEST_POOL_MAX, close: async () => {} };

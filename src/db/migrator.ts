@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isReadTimeout } from './bounded-pool.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { applySqlFunctionFiles } from './sql-functions.ts';
 
@@ -27,7 +28,7 @@ export async function applyMigrations(orm: MikroORM, logger?: Pick<Logger, 'warn
     // (a checked column, a rebuilt key) can need longer than a request may: say how to apply it.
     // The server's statement_timeout says so with 57014; the embedded database has none, and
     // the driver's read timeout (the same bound) ends the wait there.
-    if ((error as { code?: unknown }).code === STATEMENT_TIMEOUT || (error instanceof Error && error.message === 'Query read timeout')) {
+    if ((error as { code?: unknown }).code === STATEMENT_TIMEOUT || isReadTimeout(error)) {
       throw new Error(
         'a migration statement ran longer than DB_STATEMENT_TIMEOUT_MS allows (R33); apply the migrations once with a larger bound, ' +
           'e.g. `DB_STATEMENT_TIMEOUT_MS=600000 npm run migrate`, then start again',

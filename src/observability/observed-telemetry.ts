@@ -122,12 +122,12 @@ export class ObservedTelemetry implements Telemetry {
   async imageFetch<T>(count: number, fn: () => Promise<T>): Promise<T> {
     try {
       const result = await this.#client('ers.image_fetch', { 'ers.image.count': count }, fn, IMAGE_SPAN);
-      if (this.#live()) this.#metrics?.imageFetches('accepted', 'none', count);
+      this.#liveMetrics()?.imageFetches('accepted', 'none', count);
       return result;
     } catch (error) {
       const { outcome, reason } = imageFailure(error);
       // A client gone mid-fetch says nothing of the image hosts (the request is counted 499).
-      if (this.#live() && reason !== 'aborted') this.#metrics?.imageFetches(outcome, reason, 1);
+      if (reason !== 'aborted') this.#liveMetrics()?.imageFetches(outcome, reason, 1);
       throw error;
     }
   }
@@ -138,18 +138,18 @@ export class ObservedTelemetry implements Telemetry {
     const generator = this.#scope.getStore()?.request.mode === 'test' ? 'offline' : this.#generator;
     try {
       const result = await this.#client('ers.generate', { 'ers.generator': generator }, fn, GENERATION_SPAN);
-      if (this.#live()) this.#metrics?.generation('ok', seconds(started), generator);
+      this.#liveMetrics()?.generation('ok', seconds(started), generator);
       return result;
     } catch (error) {
       // A client gone mid-generation says nothing of the generator (the request is counted 499).
       const callerLeft = error instanceof GenerationError && error.reason === 'aborted';
-      if (this.#live() && !callerLeft) this.#metrics?.generation(generationFailure(error), seconds(started), generator);
+      if (!callerLeft) this.#liveMetrics()?.generation(generationFailure(error), seconds(started), generator);
       throw error;
     }
   }
 
   admissionRejected(reason: AdmissionRejection): void {
-    if (this.#live()) this.#metrics?.admissionRejected(reason);
+    this.#liveMetrics()?.admissionRejected(reason);
   }
 
   /** The generator's own observations (attempts, tokens), for live requests only (R53). */
@@ -174,6 +174,11 @@ export class ObservedTelemetry implements Telemetry {
     return this.#scope.getStore()?.request.mode !== 'test';
   }
 
+  /** The metrics, when the current request's figures are live ones (#live). */
+  #liveMetrics(): ServiceMetrics | undefined {
+    return this.#live() ? this.#metrics : undefined;
+  }
+
   /** Ends the tracing (exporting what is queued). */
   close(): Promise<void> {
     return this.#tracing?.close() ?? Promise.resolve();
@@ -184,7 +189,7 @@ export class ObservedTelemetry implements Telemetry {
   }
 
   #endStep(step: OpenStep, failed: string | undefined): void {
-    if (this.#live()) this.#metrics?.step(step.label, seconds(step.started));
+    this.#liveMetrics()?.step(step.label, seconds(step.started));
     // Steps 9-10 are one transaction with the report and its usage unit (R15): their success is
     // a report created.
     if (step.label === '9_10_persist' && failed === undefined) this.#metrics?.reportCreated(this.#scope.getStore()?.request.mode ?? 'live');
