@@ -8,7 +8,8 @@
 // - no session idle in a transaction longer than the statement bound
 //   (idle_in_transaction_session_timeout), so a client that vanished mid-transaction does not
 //   hold its locks;
-// - TCP keep-alive on every socket, so a peer that is gone for good is noticed by the kernel.
+// - TCP keep-alive on every socket, so a peer that is gone for good is noticed by the kernel;
+//   on a session of its own the server's side too (tcp_keepalives_*, tcp_user_timeout, below).
 //
 // R47: the two server settings are never start-up parameters (a transaction-mode pooler refuses
 // those, or drops them when it hands the server connection to another client). Where they are
@@ -32,7 +33,18 @@
 //   prelude would itself fail and the ROLLBACK behind it would never run.
 // - on a session of its own (the default: a direct connection, where named statements are
 //   prepared once per connection): once per connection, by SET right after it opens, so the
-//   statements of a request are only its own (3 for a report, 1 for a usage read).
+//   statements of a request are only its own (3 for a report, 1 for a usage read). The same SET
+//   bounds how long the server keeps the session once this side is gone (a partition, a host
+//   that died): PostgreSQL's backend otherwise waits on the kernel's defaults, two hours of
+//   silence before the first keep-alive probe and about fifteen minutes of retransmissions,
+//   holding its session-level locks (the expiry sweep's, R36) and a connection slot that the
+//   service, reconnecting meanwhile, needs (53300 once max_connections is reached). The server
+//   probes after SERVER_KEEPALIVE_IDLE_S of silence, every SERVER_KEEPALIVE_INTERVAL_S, and ends
+//   the session once SERVER_USER_TIMEOUT_MS has passed without an answer, whether it was probing
+//   an idle session or resending a result (on Linux, TCP_USER_TIMEOUT decides for keep-alive
+//   too; SERVER_KEEPALIVE_COUNT, the same 25 s, is where it is not supported). Behind a pooler
+//   these are the pooler's own settings (PgBouncer's tcp_keepalive and tcp_user_timeout), since
+//   the pooler, not the service, is the server's peer.
 //
 // R47 also: with DATABASE_PREPARED_STATEMENTS=false every statement goes unnamed, whoever named
 // it (our repositories, rate-limiter-flexible, MikroORM): a transaction-mode pooler hands the
@@ -47,7 +59,7 @@
 // idle ones are closed at once (guardPool), rather than each costing a later request a full
 // statement timeout after the database is back.
 //
-// The embedded PGlite (R3) ignores the two server settings (it is one in-process session);
+// The embedded PGlite (R3) ignores the server settings (it is one in-process session);
 // the client-side bounds still hold there.
 import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
@@ -78,8 +90,19 @@ interface BoundedClientOptions extends pg.ClientConfig {
 /** Statements that end a transaction or a part of one: never preceded by the prelude. */
 const ENDS_TRANSACTION = /^\s*(commit|rollback|abort|end|release|savepoint|prepare\s+transaction|commit\s+prepared|rollback\s+prepared)\b/i;
 
+/** Seconds of silence before the server's first keep-alive probe on a session of its own. */
+const SERVER_KEEPALIVE_IDLE_S = 10;
+/** Seconds between the server's keep-alive probes. */
+const SERVER_KEEPALIVE_INTERVAL_S = 5;
+/** Unanswered probes after which the server ends the session: 10 + 3 x 5 = 25 s of silence. */
+const SERVER_KEEPALIVE_COUNT = 3;
+/** Silence after which the server ends the session, probing or resending (PostgreSQL 12 or later). */
+const SERVER_USER_TIMEOUT_MS = 25_000;
+
 const sessionBoundsText = (ms: number): string =>
-  `set statement_timeout = ${ms}; set idle_in_transaction_session_timeout = ${ms}`;
+  `set statement_timeout = ${ms}; set idle_in_transaction_session_timeout = ${ms}; ` +
+  `set tcp_keepalives_idle = ${SERVER_KEEPALIVE_IDLE_S}; set tcp_keepalives_interval = ${SERVER_KEEPALIVE_INTERVAL_S}; ` +
+  `set tcp_keepalives_count = ${SERVER_KEEPALIVE_COUNT}; set tcp_user_timeout = ${SERVER_USER_TIMEOUT_MS}`;
 
 const preludeText = (ms: number): string =>
   `select set_config('statement_timeout', '${ms}', true), set_config('idle_in_transaction_session_timeout', '${ms}', true)`;

@@ -5,7 +5,7 @@
 // as root: when the test is root they run as the `postgres` account (runuser).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, chown, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -41,15 +41,21 @@ const asRoot = () => process.getuid?.() === 0;
 /** The command as the postgres account when the test runs as root. */
 const command = (binary: string, args: string[]): [string, string[]] => (asRoot() ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args]);
 
-/**
- * `clientCa`: the CA whose client certificates the server accepts (ssl_ca_file); the roles in
- * `certUsers` then log in with a client certificate (`hostssl ... cert`) instead of a password.
- */
-export async function startTlsPostgres(
-  dir: string,
-  certificate: ServerCertificate,
-  clients: { clientCa?: string; certUsers?: readonly string[] } = {},
-): Promise<TlsPostgres> {
+/** Where the server runs and whom it lets in over TCP; by default loopback on both sides. */
+interface PostgresPlace {
+  /** The CA whose client certificates the server accepts (ssl_ca_file). */
+  clientCa?: string;
+  /** Roles that log in with a client certificate (`hostssl ... cert`) instead of a password. */
+  certUsers?: readonly string[];
+  /** A network namespace to run the server in (linked-namespace.ts); the Unix socket still serves the test. */
+  netns?: string;
+  /** listen_addresses; 127.0.0.1 by default. */
+  listenAddress?: string;
+  /** The one client address pg_hba.conf accepts over TCP; 127.0.0.1 by default. */
+  clientAddress?: string;
+}
+
+export async function startTlsPostgres(dir: string, certificate: ServerCertificate, clients: PostgresPlace = {}): Promise<TlsPostgres> {
   const bin = await postgresBinDir();
   const data = join(dir, 'data');
   const socketDir = join(dir, 'socket');
@@ -75,7 +81,7 @@ export async function startTlsPostgres(
     join(data, 'postgresql.auto.conf'),
     [
       `port = ${port}`,
-      `listen_addresses = '127.0.0.1'`,
+      `listen_addresses = '${clients.listenAddress ?? '127.0.0.1'}'`,
       `unix_socket_directories = '${socketDir}'`,
       'ssl = on',
       "ssl_cert_file = 'server.crt'",
@@ -91,14 +97,15 @@ export async function startTlsPostgres(
     join(data, 'pg_hba.conf'),
     [
       'local all postgres trust',
-      ...(clients.certUsers ?? []).map((user) => `hostssl all ${user} 127.0.0.1/32 cert`),
-      'hostssl all all 127.0.0.1/32 scram-sha-256',
+      ...(clients.certUsers ?? []).map((user) => `hostssl all ${user} ${clients.clientAddress ?? '127.0.0.1'}/32 cert`),
+      `hostssl all all ${clients.clientAddress ?? '127.0.0.1'}/32 scram-sha-256`,
       '',
     ].join('\n'),
   );
   if (owner) for (const file of ['postgresql.auto.conf', 'pg_hba.conf']) await chown(join(data, file), owner.uid, owner.gid);
   const [postgres, serverArgs] = command(join(bin, 'postgres'), ['-D', data]);
-  const child: ChildProcess = spawn(postgres, serverArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const [binary, args] = clients.netns === undefined ? [postgres, serverArgs] : ['ip', ['netns', 'exec', clients.netns, postgres, ...serverArgs]];
+  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -143,8 +150,20 @@ export async function startTlsPostgres(
       while ((await admin<{ ssl: string }>('show ssl'))[0]?.ssl !== (on ? 'on' : 'off') && Date.now() < deadline) await sleep(100);
     },
     async stop() {
-      child.kill('SIGINT');
-      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+      // The postmaster itself, not the runuser or `ip netns exec` in front of it: killing those
+      // would leave the server running on a deleted directory.
+      const postmaster = Number((await readFile(join(data, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+      const signal = (name: NodeJS.Signals) => {
+        try {
+          if (postmaster > 0) process.kill(postmaster, name);
+          else child.kill(name);
+        } catch {
+          // Already gone.
+        }
+      };
+      signal('SIGINT');
+      await Promise.race([exited, sleep(30_000).then(() => signal('SIGKILL'))]);
+      await Promise.race([exited, sleep(5_000)]);
       await rm(dir, { recursive: true, force: true });
     },
   };
