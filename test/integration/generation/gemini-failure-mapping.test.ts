@@ -11,7 +11,7 @@ import type { ResultValidator } from '../../../src/generation/result-schema.ts';
 import { VALID_REPORT, blockedPromptAnswer, continuationAnswer, errorAnswer, reportAnswer, textAnswer } from '../../support/generation/fake-gemini-server.ts';
 import type { FakeGeminiAnswer } from '../../support/generation/fake-gemini-server.ts';
 import { useFakeGemini } from '../../support/generation/fake-gemini-suite.ts';
-import { TEST_API_KEY, TEST_MODEL, geminiGenerator, input } from '../../support/generation/helpers.ts';
+import { PNG_BYTES, TEST_API_KEY, TEST_MODEL, geminiGenerator, image, input } from '../../support/generation/helpers.ts';
 
 async function failure(promise: Promise<unknown>): Promise<GenerationError> {
   const error = await promise.then(
@@ -73,6 +73,17 @@ describe('Gemini generator: failure mapping (R24)', () => {
     const error = await failure(suite.generator.generate(input()));
     expect(error).to.include({ kind: 'failed', reason: 'truncated' });
     expect(suite.fake.requests, 'one generateContent request, not one per continuation token').to.have.length(1);
+  });
+
+  it("images past the Developer API's 20 MB request limit are Google's 400: failed, after one request (R24; src/generation/README.md, inline images)", async () => {
+    // Eight noisy normalized images of 2 MiB each: 16 MiB, about 21.3 MiB in base64.
+    const noisy = Buffer.alloc(2 * 1024 * 1024);
+    for (let i = 0; i < noisy.length; i++) noisy[i] = (i * 2654435761) >>> 24;
+    const images = Array.from({ length: 8 }, () => image('image/png', Buffer.concat([PNG_BYTES, noisy]), 2048, 2048));
+    const error = await failure(suite.generator.generate(input({ images })));
+    expect(error).to.include({ kind: 'failed', reason: 'http_400' });
+    expect(suite.fake.requests, 'a 400 is not tried again').to.have.length(1);
+    expect(suite.fake.refused[0]?.message).to.match(/^Request payload size exceeds the limit/);
   });
 
   it('maps an unreachable endpoint to unavailable (R24)', async () => {

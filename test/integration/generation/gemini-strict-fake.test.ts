@@ -9,7 +9,7 @@ import { GeminiReportGenerator } from '../../../src/generation/gemini-generator.
 import type { VertexCredentials } from '../../../src/generation/vertex-credentials.ts';
 import type { ThinkingLevel } from '../../../src/config.ts';
 import { checkGenerateContentRequest } from './gemini-request-schema.ts';
-import { startFakeGemini, type FakeGemini } from '../../support/generation/fake-gemini-server.ts';
+import { DEVELOPER_REQUEST_LIMIT_BYTES, startFakeGemini, type FakeGemini } from '../../support/generation/fake-gemini-server.ts';
 import { sentBody, sentImages } from '../../support/generation/gemini-request-inspection.ts';
 import { contractCheck, contractDocument, image, input, JPEG_BYTES, PNG_BYTES, TEST_API_KEY } from '../../support/generation/helpers.ts';
 
@@ -66,6 +66,36 @@ describe('the fake Gemini refuses what the real API refuses (400 INVALID_ARGUMEN
     const { status, json } = await post(fake, body);
     expect(status).to.equal(400);
     expect(json.error.status).to.equal('INVALID_ARGUMENT');
+  });
+
+  it("answers a Developer API call without a key 403 PERMISSION_DENIED and a Vertex AI call without a token 401 UNAUTHENTICATED, as Google does", async () => {
+    const developer = await fetch(`${fake.baseUrl}/v1beta/models/gemini-test-flash:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(VALID),
+    });
+    expect(developer.status).to.equal(403);
+    expect(((await developer.json()) as { error: unknown }).error).to.include({ code: 403, status: 'PERMISSION_DENIED' });
+    const vertex = await fetch(`${fake.baseUrl}/v1beta1/projects/p/locations/global/publishers/google/models/gemini-test-flash:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(VALID),
+    });
+    expect(vertex.status).to.equal(401);
+    expect(((await vertex.json()) as { error: unknown }).error).to.include({ code: 401, status: 'UNAUTHENTICATED' });
+  });
+
+  it('refuses a Developer API request over 20 MB, inline data included, and takes one of exactly 20 MB', async () => {
+    const withData = (bytes: number) => {
+      const shell = JSON.stringify({ contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: '' } }] }] });
+      const data = 'A'.repeat(bytes - Buffer.byteLength(shell));
+      return { contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data } }] }] };
+    };
+    const over = await post(fake, withData(DEVELOPER_REQUEST_LIMIT_BYTES + 1));
+    expect(over.status).to.equal(400);
+    expect(over.json.error).to.include({ code: 400, status: 'INVALID_ARGUMENT', message: `Request payload size exceeds the limit: ${DEVELOPER_REQUEST_LIMIT_BYTES} bytes.` });
+    const at = await post(fake, withData(DEVELOPER_REQUEST_LIMIT_BYTES));
+    expect(at.status).to.equal(200);
   });
 
   it('accepts a well-formed request (the check refuses only what it should)', async () => {

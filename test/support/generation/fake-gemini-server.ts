@@ -231,10 +231,33 @@ function route(method: string, url: string): Route {
   return { call: undefined, api: undefined, model: undefined };
 }
 
-/** Who may call: the Developer API wants a key, Vertex AI a bearer token (401 otherwise, as Google answers). */
-function authenticated(api: GeminiApi, headers: IncomingHttpHeaders): boolean {
-  if (api === 'developer') return typeof headers['x-goog-api-key'] === 'string' && headers['x-goog-api-key'] !== '';
-  return /^Bearer \S+$/.test(headers.authorization ?? '');
+/**
+ * Who may call, and Google's answer to a caller without credentials. The Developer API wants a
+ * key: without one it answers 403 PERMISSION_DENIED "Method doesn't allow unregistered callers"
+ * (as quoted from the API in google-gemini/deprecated-generative-ai-python#463 and
+ * PublicAffairs/openai-gemini#92). Vertex AI wants an OAuth bearer token: 401 UNAUTHENTICATED.
+ */
+function unauthenticated(api: GeminiApi, headers: IncomingHttpHeaders): FakeGeminiAnswer | undefined {
+  if (api === 'developer') {
+    if (typeof headers['x-goog-api-key'] === 'string' && headers['x-goog-api-key'] !== '') return undefined;
+    const message =
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.";
+    return { status: 403, body: { error: { code: 403, message, status: 'PERMISSION_DENIED' } } };
+  }
+  if (/^Bearer \S+$/.test(headers.authorization ?? '')) return undefined;
+  return { status: 401, body: { error: { code: 401, message: 'Request is missing required authentication credential.', status: 'UNAUTHENTICATED' } } };
+}
+
+/**
+ * The Developer API takes a request of at most 20 MB, inline images and text included (Gemini
+ * API image-understanding guide, src/generation/README.md "Limits: inline images"); Google's
+ * front end refuses a larger body with 400 in these words (the same answer at its earlier 4 MB
+ * limit is quoted in google-gemini/deprecated-generative-ai-android#26).
+ */
+export const DEVELOPER_REQUEST_LIMIT_BYTES = 20 * 1024 * 1024;
+function oversized(api: GeminiApi, rawBody: Buffer): string | undefined {
+  if (api !== 'developer' || rawBody.length <= DEVELOPER_REQUEST_LIMIT_BYTES) return undefined;
+  return `Request payload size exceeds the limit: ${DEVELOPER_REQUEST_LIMIT_BYTES} bytes.`;
 }
 
 /** The output limit of every model here, as models.get reports it for the current Flash models. */
@@ -323,7 +346,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const rawBody = Buffer.concat(chunks).toString('utf8');
+      const rawBytes = Buffer.concat(chunks);
+      const rawBody = rawBytes.toString('utf8');
       let body: unknown;
       try {
         body = JSON.parse(rawBody);
@@ -339,15 +363,11 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       if (call === undefined || api === undefined || model === undefined) {
         return send(res, { status: 404, body: { error: { code: 404, message: 'not found', status: 'NOT_FOUND' } } });
       }
-      if (!authenticated(api, req.headers)) {
-        return send(res, {
-          status: 401,
-          body: { error: { code: 401, message: 'Request is missing required authentication credential.', status: 'UNAUTHENTICATED' } },
-        });
-      }
+      const refusedCaller = unauthenticated(api, req.headers);
+      if (refusedCaller !== undefined) return send(res, refusedCaller);
       if (retired.has(model)) return send(res, modelNotFoundAnswer(model));
       if (call === 'get') return send(res, lookupAnswer ?? { body: modelResource(api, model) });
-      const problem = checkGenerateContentRequest(body, api) ?? outputBoundProblem(body) ?? thinkingLevelProblem(model, body);
+      const problem = oversized(api, rawBytes) ?? checkGenerateContentRequest(body, api) ?? outputBoundProblem(body) ?? thinkingLevelProblem(model, body);
       if (problem !== undefined) {
         refused.push({ request, message: problem });
         return send(res, { status: 400, body: { error: { code: 400, message: problem, status: 'INVALID_ARGUMENT' } } });
