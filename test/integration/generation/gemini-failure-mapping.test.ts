@@ -75,14 +75,15 @@ describe('Gemini generator: failure mapping (R24)', () => {
     expect(suite.fake.requests, 'one generateContent request, not one per continuation token').to.have.length(1);
   });
 
-  it("images past the Developer API's 20 MB request limit are Google's 400: failed, after one request (R24; src/generation/README.md, inline images)", async () => {
+  it("images past the Developer API's 20 MB request limit are Google's 400: failed, after one request, no fallback (R24, R42; src/generation/README.md, inline images)", async () => {
     // Eight noisy normalized images of 2 MiB each: 16 MiB, about 21.3 MiB in base64.
     const noisy = Buffer.alloc(2 * 1024 * 1024);
     for (let i = 0; i < noisy.length; i++) noisy[i] = (i * 2654435761) >>> 24;
     const images = Array.from({ length: 8 }, () => image('image/png', Buffer.concat([PNG_BYTES, noisy]), 2048, 2048));
-    const error = await failure(suite.generator.generate(input({ images })));
+    const withFallback = await geminiGenerator(suite.fake.baseUrl, { models: [TEST_MODEL, `${TEST_MODEL}-lite`] });
+    const error = await failure(withFallback.generate(input({ images })));
     expect(error).to.include({ kind: 'failed', reason: 'http_400' });
-    expect(suite.fake.requests, 'a 400 is not tried again').to.have.length(1);
+    expect(suite.fake.requests, 'a 400 is not tried again, nor on the fallback model (R42)').to.have.length(1);
     expect(suite.fake.refused[0]?.message).to.match(/^Request payload size exceeds the limit/);
   });
 
