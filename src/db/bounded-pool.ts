@@ -11,7 +11,7 @@
 // - TCP keep-alive on every socket, so a peer that is gone for good is noticed by the kernel;
 //   on a session of its own the server's side too (tcp_keepalives_*, tcp_user_timeout, below).
 //
-// R47: the two server settings are never start-up parameters (a transaction-mode pooler refuses
+// R47: R33's two server settings are never start-up parameters (a transaction-mode pooler refuses
 // those, or drops them when it hands the server connection to another client). Where they are
 // set depends on what DATABASE_URL may be:
 // - behind a pooler (DATABASE_PREPARED_STATEMENTS=false, or DATABASE_DIRECT_URL set, which says
@@ -41,8 +41,8 @@
 //   service, reconnecting meanwhile, needs (53300 once max_connections is reached). The server
 //   probes after SERVER_KEEPALIVE_IDLE_S of silence, every SERVER_KEEPALIVE_INTERVAL_S, and ends
 //   the session once SERVER_USER_TIMEOUT_MS has passed without an answer, whether it was probing
-//   an idle session or resending a result (on Linux, TCP_USER_TIMEOUT decides for keep-alive
-//   too; SERVER_KEEPALIVE_COUNT, the same 25 s, is where it is not supported). Behind a pooler
+//   an idle session or resending a result (on Linux TCP_USER_TIMEOUT also ends the probing;
+//   where it is not supported, SERVER_KEEPALIVE_COUNT gives the same 25 s). Behind a pooler
 //   these are the pooler's own settings (PgBouncer's tcp_keepalive and tcp_user_timeout), since
 //   the pooler, not the service, is the server's peer.
 //
