@@ -8,7 +8,7 @@
 // processor time (the generator's own share doubles at 2C, PostgreSQL answers later) or from
 // each 201 costing it more (refusals, garbage collection): these figures tell the two apart.
 import { readdirSync } from 'node:fs';
-import { machineIdleSeconds, processCpu } from './cpu.ts';
+import { machineIdleSeconds, processCpu, threadSchedule } from './cpu.ts';
 import { round } from './round.ts';
 
 export interface CpuShare {
@@ -22,6 +22,13 @@ export interface CpuShare {
   idlePct: number;
   /** The service's processor time (user + system) per 201 answered in the window, in ms. */
   serviceMsPer201: number;
+  /**
+   * The service's event loop (its main thread) on a processor, and runnable but waiting for one
+   * (held back by PostgreSQL's backends, the load generator and its own helper threads on the
+   * same two processors), in % of the window; undefined without schedstat.
+   */
+  loopRunPct?: number;
+  loopWaitPct?: number;
 }
 
 interface Reading {
@@ -32,6 +39,7 @@ interface Reading {
   postgres: Map<string, number>;
   generator: number;
   idle: number;
+  loop: { runSeconds: number; waitSeconds: number } | undefined;
 }
 
 /**
@@ -70,6 +78,7 @@ export function measureCpu(servicePid: number): { stop(created: number): CpuShar
       postgres: postgresTimes(postgresPids),
       generator: (own.user + own.system) / 1e6,
       idle: machineIdleSeconds(),
+      loop: threadSchedule(servicePid),
     };
   };
   const first = read(everyPid);
@@ -89,6 +98,9 @@ export function measureCpu(servicePid: number): { stop(created: number): CpuShar
         generatorPct: pct(last.generator - first.generator),
         idlePct: pct(last.idle - first.idle),
         serviceMsPer201: created === 0 ? Number.NaN : round((1000 * (last.service - first.service)) / created, 3),
+        ...(first.loop && last.loop
+          ? { loopRunPct: pct(last.loop.runSeconds - first.loop.runSeconds), loopWaitPct: pct(last.loop.waitSeconds - first.loop.waitSeconds) }
+          : {}),
       };
     },
   };

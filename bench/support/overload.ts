@@ -412,7 +412,8 @@ export function renderOverload(figures: OverloadFigures): string {
 
 function cpuLine(cpu: CpuShare | undefined): string {
   if (cpu === undefined) return 'n/a (no /proc)';
-  return `${cpu.servicePct} (${cpu.serviceSystemPct}) / ${cpu.postgresPct} / ${cpu.generatorPct} / ${cpu.idlePct}; ${cpu.serviceMsPer201} ms per 201`;
+  const loop = cpu.loopRunPct === undefined ? '' : `; event loop on a processor ${cpu.loopRunPct}%, waiting for one ${cpu.loopWaitPct}%`;
+  return `${cpu.servicePct} (${cpu.serviceSystemPct}) / ${cpu.postgresPct} / ${cpu.generatorPct} / ${cpu.idlePct}; ${cpu.serviceMsPer201} ms per 201${loop}`;
 }
 
 /** Samples of the service's own view while a run goes on (its /metrics, every 500 ms). */
