@@ -104,13 +104,14 @@ process.once('SIGINT', () => {
   void cleanup().finally(() => process.exit(130));
 });
 
-/** `npm start` as `[NAME=value ...] node [flags] src/main.ts`: its environment and its node flags. */
+/** `npm start` as `[NAME=value ...] exec node [flags] src/main.ts`: its environment and its node flags. */
 function startCommand(): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
   const leading = words.findIndex((word) => !ASSIGNMENT.test(word));
   const env = assignments(words.splice(0, leading === -1 ? words.length : leading));
-  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error('bench: package.json start is not `[NAME=value] node [flags] src/main.ts`');
+  if (words[0] === 'exec') words.shift();
+  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error('bench: package.json start is not `[NAME=value] exec node [flags] src/main.ts`');
   return { env, args: words.slice(1, -1) };
 }
 
