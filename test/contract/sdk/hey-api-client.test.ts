@@ -2,7 +2,7 @@
 // client (types, SDK functions, fetch client) from contract/openapi.yaml without errors,
 // offline, into a temporary directory; the output and a few lines using it type-check with
 // strict settings.
-import { copyFile, readdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { CONTRACT, ROOT, STRICT_COMPILER_OPTIONS, runNodeOffline, scratchPackage, typeCheck } from './offline-tools.ts';
@@ -24,8 +24,11 @@ describe('@hey-api/openapi-ts generates a client from the contract that type-che
 
   it('generates without errors or warnings, then the output and its use type-check with strict settings', async function () {
     const out = join(scratch.dir, 'out');
-    // An absolute path: a relative "contract/openapi.yaml" reads as a Hey API registry shorthand.
-    const generated = await runNodeOffline(HEY_API, ['--input', CONTRACT, '--output', out, '--no-log-file'], scratch.dir);
+    // The form docs/integrating.md gives, run where the contract sits at contract/openapi.yaml:
+    // with the leading "./" (a bare "contract/openapi.yaml" reads as a Hey API registry shorthand).
+    await mkdir(join(scratch.dir, 'contract'));
+    await copyFile(CONTRACT, join(scratch.dir, 'contract', 'openapi.yaml'));
+    const generated = await runNodeOffline(HEY_API, ['-i', './contract/openapi.yaml', '-o', out, '--no-log-file'], scratch.dir);
     expect(generated.code, generated.output).to.equal(0);
     expect(generated.output).not.to.match(/error|warn|❌/i);
     expect(await readdir(out)).to.include.members(['index.ts', 'sdk.gen.ts', 'types.gen.ts', 'client.gen.ts']);
