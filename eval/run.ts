@@ -3,7 +3,7 @@
 // figures (or, with --json, one JSON object on stdout), and writes eval/results/<timestamp>.json
 // and .html. Exits 0 whenever the run completes, whatever the scores; 1 on a bad case file or
 // configuration, 2 on bad arguments.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -77,6 +77,18 @@ try {
   if (code !== undefined && /^E[A-Z]+$/.test(code)) fail(1, `--cases: ${casesPath} cannot be read (${code})`);
   throw error;
 }
+// The output folder too, before the first case: results that cannot be written would throw away
+// every generation of the run (paid ones, with Gemini). A probe file is written and removed.
+const outDir = resolve(args.out ?? DEFAULT_OUT);
+try {
+  await mkdir(outDir, { recursive: true });
+  const probe = join(outDir, `.write-check-${process.pid}`);
+  await writeFile(probe, '');
+  await rm(probe);
+} catch (error) {
+  const code = error instanceof Error && 'code' in error ? String(error.code) : 'error';
+  fail(1, `--out: ${outDir} cannot be written (${code})`);
+}
 
 const runs: { name: string; summary: Summary; outcomes: Awaited<ReturnType<typeof runCases>> }[] = [];
 {
@@ -89,8 +101,6 @@ const runs: { name: string; summary: Summary; outcomes: Awaited<ReturnType<typeo
 const delta: SummaryDelta | undefined = runs.length === 2 && runs[0] && runs[1] ? deltaOf(runs[0].summary, runs[1].summary) : undefined;
 
 const generatedAt = new Date().toISOString();
-const outDir = resolve(args.out ?? DEFAULT_OUT);
-await mkdir(outDir, { recursive: true });
 const stamp = generatedAt.replace(/[:.]/g, '-');
 const files = { json: join(outDir, `${stamp}.json`), html: join(outDir, `${stamp}.html`) };
 await writeFile(files.json, `${JSON.stringify({ generatedAt, casesPath, cases: cases.length, runs, delta }, null, 2)}\n`);

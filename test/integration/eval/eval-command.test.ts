@@ -198,6 +198,19 @@ describe('npm run eval: the labelled set through the production path (R46)', fun
     }
   });
 
+  it('an --out folder that cannot be written stops in one line before any case runs: no generation paid for', async () => {
+    const file = join(out, 'a-file');
+    await writeFile(file, '');
+    const run = await runEval(['--cases', SMALL_CASES, '--json', '--out', join(file, 'results')], {
+      GEMINI_API_KEY: 'test-key-eval',
+      GEMINI_BASE_URL: gemini.baseUrl,
+    });
+    expect(run.code).to.equal(1);
+    expect(run.stderr.trim()).to.equal(`--out: ${join(file, 'results')} cannot be written (ENOTDIR)`);
+    expect(run.stdout).to.equal('');
+    expect(gemini.requests, 'no generation paid for').to.deep.equal([]);
+  });
+
   it('refuses a case file that breaks the format, naming the line, and runs nothing', async () => {
     const bad = join(out, 'bad.jsonl');
     await writeFile(bad, `${JSON.stringify({ id: 'x', lang: 'en', request: { context: 'nowhere', evidence: { text: 'a' } }, label: { category: 'other', priorities: ['low'] } })}\n`);
