@@ -16,7 +16,7 @@ import type { ReportGenerator } from './generation/report-generator.ts';
 import { OfflineReportGenerator } from './generation/offline-generator.ts';
 import { createResultValidator } from './generation/result-schema.ts';
 import type { ContractViolation } from './http/contract-guard.ts';
-import { loadContract } from './http/contract.ts';
+import { loadContract, type Contract } from './http/contract.ts';
 import { createEvidenceReport } from './http/handlers/create-evidence-report.ts';
 import { getCurrentUsage } from './http/handlers/get-current-usage.ts';
 import { getEvidenceReport } from './http/handlers/get-evidence-report.ts';
@@ -95,220 +95,232 @@ export async function startService(config: Config, logger: Logger, overrides: Se
   // process that exits on that error (a port it may not bind, a model that answers 404, R42).
   try {
     await overrides.beforeListen?.(database);
-    return await serve(database);
+    return await serve({ config, logger, overrides, contract, database, ownsDatabase, restoreEgress });
   } catch (error) {
     if (ownsDatabase) await settleWithin(database.close(), CLOSE_FAILED_START_MS);
     restoreEgress();
     throw error;
   }
+}
 
-  async function serve(database: Database): Promise<RunningService> {
-    const { orm } = database;
-    // R40, R41: metrics and traces, or nothing loaded at all when neither is configured. The pool
-    // and the process-wide image byte budget are read at scrape time.
-    const imageBudget = new ByteBudget(config.imageBytesInFlightMax);
-    const pool = await orm.em.getConnection().getNativeClient();
-    // R52: API requests are admitted, queued or refused before the application runs (in the HTTP
-    // listener below). ADMISSION_MAX_QUEUE_MS=0 turns it off (to compare, as the bench does).
-    const admission =
-      config.admissionMaxQueueMs === 0
-        ? undefined
-        : new AdmissionControl({
-            maxQueueMs: config.admissionMaxQueueMs,
-            maxConcurrency: config.admissionMaxConcurrency,
-            databaseWaiting: () => pool.waitingCount,
-            databaseConnections: pool.options.max ?? config.dbPoolSize,
-          });
-    const observability = await createObservability(config, logger, { pool, imageBudget, admission: () => admission });
-    const { telemetry } = observability;
-    const sql = await createSql(orm, telemetry);
-    const clock = overrides.clock ?? systemClock;
-    const rateLimiter = await createFlexibleRateLimiter({
-      store: config.rateLimitStore,
-      points: config.rateLimitRequests,
-      windowSeconds: config.rateLimitWindowSeconds,
-      sql,
-      redisUrl: config.redisUrl,
-      redisTlsCa: config.redisTlsCa,
-      bounds: { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
-      logger,
-    });
-    const validateResult = createResultValidator(contract.document);
-    const generator = overrides.generator ?? (await createReportGenerator(config, contract.document, logger, observability.generationObserver));
-    const images = composeImageBoundary(config, {
-      budget: imageBudget,
-      generator,
-      fetcher: overrides.imageFetcher,
-      normalizer: overrides.imageNormalizer,
-    });
-    const idempotency = new PgIdempotencyStore({
-      sql,
-      clock,
-      log: logger,
-      leaseMs: idempotencyLeaseMs(config),
-      renewBelowMs: idempotencyRenewBelowMs(config),
-      settleMs: config.dbConnectTimeoutMs + config.dbStatementTimeoutMs + 1_000,
-      retentionMs: config.idempotencyRetentionHours * 3_600_000,
-    });
-    const createReport = new CreateEvidenceReport({
-      clock,
-      limits: {
-        textMaxChars: config.evidenceTextMaxChars,
-        imageMaxCount: config.imageMaxCount,
-        urlMaxChars: config.imageUrlMaxChars,
-        languageMaxChars: config.languageMaxChars,
-      },
-      rateLimiter,
-      idempotency,
-      reports: new PgReportRepository(sql),
-      planUsage: new PgPlanUsageReader(sql),
-      images,
-      generator,
-      // R53: test mode never reaches a paid generator, whatever REPORT_GENERATOR says.
-      testGenerator: generator instanceof OfflineReportGenerator ? generator : new OfflineReportGenerator(),
-      validateResult,
-      telemetry,
-      inFlight: new CustomerInFlight(config.maxInFlightPerCustomer),
-    });
-    const authenticator = new ApiKeyAuthenticator({ keys: new PgApiKeyDirectory(sql), clock, log: logger });
-    // R51: one database probe a second, shared by every /readyz caller.
-    const databaseReady = readinessGate(() => database.isReady());
-    const app = await createApp({
-      logger,
-      contract,
-      authenticate: (key, log) => authenticator.authenticate(key, log),
-      operations: {
-        createEvidenceReport: createEvidenceReport(createReport),
-        getCurrentUsage,
-        getEvidenceReport: getEvidenceReport({ reports: new PgReportReader(sql), validateResult }),
-      },
-      isReady: readyUnlessDraining(() => draining, databaseReady),
-      draining: () => draining,
-      bodyMaxBytes: config.bodyMaxBytes,
-      onContractViolation: overrides.onContractViolation,
-      telemetry,
-    });
+/** What startService has set up before the service itself is assembled on the open database. */
+interface Assembly {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly overrides: ServiceOverrides;
+  readonly contract: Contract;
+  readonly database: Database;
+  /** Whether close() closes the database (not when a test handed its own in). */
+  readonly ownsDatabase: boolean;
+  readonly restoreEgress: () => void;
+}
 
-    // R35: from SIGTERM on, /readyz answers 503 and every answer closes its connection, so that
-    // neither a load balancer nor a client reuses a connection that is about to close.
-    let draining = false;
-    // The application's requests in progress, so that close() can let the ones it cuts unwind.
-    const handling = new Set<Promise<void>>();
-    const tracked =
-      (handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) =>
-      (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-        const work = handle(req, res);
-        const settled: Promise<void> = work.then(
-          () => void handling.delete(settled),
-          () => void handling.delete(settled),
-        );
-        handling.add(settled);
-        return work;
-      };
-    // R51: the bounds on connections and on the time a peer may take; R52: admission first.
-    // Connections that have not sent a request yet. Node counts them neither idle (so
-    // closeIdleConnections leaves them) nor busy, and stops its header timeout once the server
-    // closes: a peer that opened a connection and sent nothing would hold the exit until
-    // SHUTDOWN_TIMEOUT_MS with nothing in flight (R35). They are closed with the idle ones.
-    const unused = new Set<Socket>();
-    const edge = edgeListener({
-      handle: tracked(app.callback()),
-      admission,
-      draining: () => draining,
-      telemetry,
-      logger,
-      responseTimeoutMs: config.requestTimeoutMs,
-    });
-    const listener = (req: IncomingMessage, res: ServerResponse): void => {
-      unused.delete(req.socket);
-      edge(req, res);
+async function serve({ config, logger, overrides, contract, database, ownsDatabase, restoreEgress }: Assembly): Promise<RunningService> {
+  const { orm } = database;
+  // R40, R41: metrics and traces, or nothing loaded at all when neither is configured. The pool
+  // and the process-wide image byte budget are read at scrape time.
+  const imageBudget = new ByteBudget(config.imageBytesInFlightMax);
+  const pool = await orm.em.getConnection().getNativeClient();
+  // R52: API requests are admitted, queued or refused before the application runs (in the HTTP
+  // listener below). ADMISSION_MAX_QUEUE_MS=0 turns it off (to compare, as the bench does).
+  const admission =
+    config.admissionMaxQueueMs === 0
+      ? undefined
+      : new AdmissionControl({
+          maxQueueMs: config.admissionMaxQueueMs,
+          maxConcurrency: config.admissionMaxConcurrency,
+          databaseWaiting: () => pool.waitingCount,
+          databaseConnections: pool.options.max ?? config.dbPoolSize,
+        });
+  const observability = await createObservability(config, logger, { pool, imageBudget, admission: () => admission });
+  const { telemetry } = observability;
+  const sql = await createSql(orm, telemetry);
+  const clock = overrides.clock ?? systemClock;
+  const rateLimiter = await createFlexibleRateLimiter({
+    store: config.rateLimitStore,
+    points: config.rateLimitRequests,
+    windowSeconds: config.rateLimitWindowSeconds,
+    sql,
+    redisUrl: config.redisUrl,
+    redisTlsCa: config.redisTlsCa,
+    bounds: { connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
+    logger,
+  });
+  const validateResult = createResultValidator(contract.document);
+  const generator = overrides.generator ?? (await createReportGenerator(config, contract.document, logger, observability.generationObserver));
+  const images = composeImageBoundary(config, {
+    budget: imageBudget,
+    generator,
+    fetcher: overrides.imageFetcher,
+    normalizer: overrides.imageNormalizer,
+  });
+  const idempotency = new PgIdempotencyStore({
+    sql,
+    clock,
+    log: logger,
+    leaseMs: idempotencyLeaseMs(config),
+    renewBelowMs: idempotencyRenewBelowMs(config),
+    settleMs: config.dbConnectTimeoutMs + config.dbStatementTimeoutMs + 1_000,
+    retentionMs: config.idempotencyRetentionHours * 3_600_000,
+  });
+  const createReport = new CreateEvidenceReport({
+    clock,
+    limits: {
+      textMaxChars: config.evidenceTextMaxChars,
+      imageMaxCount: config.imageMaxCount,
+      urlMaxChars: config.imageUrlMaxChars,
+      languageMaxChars: config.languageMaxChars,
+    },
+    rateLimiter,
+    idempotency,
+    reports: new PgReportRepository(sql),
+    planUsage: new PgPlanUsageReader(sql),
+    images,
+    generator,
+    // R53: test mode never reaches a paid generator, whatever REPORT_GENERATOR says.
+    testGenerator: generator instanceof OfflineReportGenerator ? generator : new OfflineReportGenerator(),
+    validateResult,
+    telemetry,
+    inFlight: new CustomerInFlight(config.maxInFlightPerCustomer),
+  });
+  const authenticator = new ApiKeyAuthenticator({ keys: new PgApiKeyDirectory(sql), clock, log: logger });
+  // R51: one database probe a second, shared by every /readyz caller.
+  const databaseReady = readinessGate(() => database.isReady());
+  const app = await createApp({
+    logger,
+    contract,
+    authenticate: (key, log) => authenticator.authenticate(key, log),
+    operations: {
+      createEvidenceReport: createEvidenceReport(createReport),
+      getCurrentUsage,
+      getEvidenceReport: getEvidenceReport({ reports: new PgReportReader(sql), validateResult }),
+    },
+    isReady: readyUnlessDraining(() => draining, databaseReady),
+    draining: () => draining,
+    bodyMaxBytes: config.bodyMaxBytes,
+    onContractViolation: overrides.onContractViolation,
+    telemetry,
+  });
+
+  // R35: from SIGTERM on, /readyz answers 503 and every answer closes its connection, so that
+  // neither a load balancer nor a client reuses a connection that is about to close.
+  let draining = false;
+  // The application's requests in progress, so that close() can let the ones it cuts unwind.
+  const handling = new Set<Promise<void>>();
+  const tracked =
+    (handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) =>
+    (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      const work = handle(req, res);
+      const settled: Promise<void> = work.then(
+        () => void handling.delete(settled),
+        () => void handling.delete(settled),
+      );
+      handling.add(settled);
+      return work;
     };
-    const server = createServer(edgeServerOptions(config), listener);
-    // An Expect other than 100-continue would get Node's bare 417, without R9's headers; RFC 9110
-    // lets a server ignore an expectation it does not know (section 10.1.1), so it is served.
-    server.on('checkExpectation', listener);
-    // R51's timeouts and malformed heads are answered with R9's headers, not Node's bare line.
-    server.on('clientError', answerClientError);
-    server.on('connection', (socket: Socket) => {
-      unused.add(socket);
-      socket.once('close', () => unused.delete(socket));
-    });
-    // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being
-    // refused, and is taken off that queue by several sockets at once (accept-sockets.ts).
-    const acceptSockets = await listenOnAcceptSockets(server, {
-      port: config.port,
-      host: config.host,
-      backlog: config.listenBacklog,
-      maxConnections: config.maxConnections,
-      // R51: excess connections are closed, never the process; said at most once a second.
-      onAcceptError: everySecondAtMost((error: NodeJS.ErrnoException, dropped: number) =>
-        logger.error({ code: error.code, dropped }, 'connections dropped: accepting failed (file descriptors or memory exhausted)'),
-      ),
-    });
-    // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
-    // the background, by one instance at a time.
-    const sweeper = new ExpirySweeper({
-      // R47: its session-level lock over DATABASE_DIRECT_URL when set; behind a transaction-mode
-      // pooler without it, a transaction-level lock in each batch's own statement.
-      pool: await database.sessionPool(),
-      lock: config.databasePreparedStatements || config.databaseDirectUrl !== undefined ? 'session' : 'statement',
-      clock,
-      log: logger,
-      intervalMs: config.idempotencySweepIntervalSeconds * 1000,
-    });
-    sweeper.start();
-    const { address } = acceptSockets;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    const url = `http://${host}:${address.port}`;
-    const metricsUrl = await observability.listen();
+  // R51: the bounds on connections and on the time a peer may take; R52: admission first.
+  // Connections that have not sent a request yet. Node counts them neither idle (so
+  // closeIdleConnections leaves them) nor busy, and stops its header timeout once the server
+  // closes: a peer that opened a connection and sent nothing would hold the exit until
+  // SHUTDOWN_TIMEOUT_MS with nothing in flight (R35). They are closed with the idle ones.
+  const unused = new Set<Socket>();
+  const edge = edgeListener({
+    handle: tracked(app.callback()),
+    admission,
+    draining: () => draining,
+    telemetry,
+    logger,
+    responseTimeoutMs: config.requestTimeoutMs,
+  });
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    unused.delete(req.socket);
+    edge(req, res);
+  };
+  const server = createServer(edgeServerOptions(config), listener);
+  // An Expect other than 100-continue would get Node's bare 417, without R9's headers; RFC 9110
+  // lets a server ignore an expectation it does not know (section 10.1.1), so it is served.
+  server.on('checkExpectation', listener);
+  // R51's timeouts and malformed heads are answered with R9's headers, not Node's bare line.
+  server.on('clientError', answerClientError);
+  server.on('connection', (socket: Socket) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being
+  // refused, and is taken off that queue by several sockets at once (accept-sockets.ts).
+  const acceptSockets = await listenOnAcceptSockets(server, {
+    port: config.port,
+    host: config.host,
+    backlog: config.listenBacklog,
+    maxConnections: config.maxConnections,
+    // R51: excess connections are closed, never the process; said at most once a second.
+    onAcceptError: everySecondAtMost((error: NodeJS.ErrnoException, dropped: number) =>
+      logger.error({ code: error.code, dropped }, 'connections dropped: accepting failed (file descriptors or memory exhausted)'),
+    ),
+  });
+  // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
+  // the background, by one instance at a time.
+  const sweeper = new ExpirySweeper({
+    // R47: its session-level lock over DATABASE_DIRECT_URL when set; behind a transaction-mode
+    // pooler without it, a transaction-level lock in each batch's own statement.
+    pool: await database.sessionPool(),
+    lock: config.databasePreparedStatements || config.databaseDirectUrl !== undefined ? 'session' : 'statement',
+    clock,
+    log: logger,
+    intervalMs: config.idempotencySweepIntervalSeconds * 1000,
+  });
+  sweeper.start();
+  const { address } = acceptSockets;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  const metricsUrl = await observability.listen();
 
-    let closing: Promise<void> | undefined;
-    const close = () =>
-      (closing ??= (async () => {
-        draining = true;
-        const stopped = acceptSockets.close();
-        server.closeIdleConnections();
-        for (const socket of unused) socket.destroy();
-        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-        await stopped;
-        clearTimeout(timer);
-        // Requests cut at the bound are still unwinding: each gives its idempotency key back (R14)
-        // once its abort arrives, and that needs the pool and the release retry still open. So
-        // they are waited for, bounded, before either closes.
-        await settleWithin(Promise.allSettled(handling), UNWIND_MS);
-        admission?.close();
-        idempotency.close();
-        // A database, store or collector that hangs must not hold the exit (R33, R35): the
-        // dependencies close together, bounded.
-        await settleWithin(
-          Promise.allSettled([
-            sweeper.stop(),
-            rateLimiter.close(),
-            observability.close(),
-            ownsDatabase ? database.close() : Promise.resolve(),
-          ]),
-          CLOSE_DEPENDENCIES_MS,
-        );
-        restoreEgress();
-      })());
-    const shutdown = async () => {
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
       draining = true;
-      await sleep(config.shutdownDrainMs);
-      await close();
-    };
-    return {
-      url,
-      server,
-      connections: () => acceptSockets.connections(),
-      database,
-      metricsUrl,
-      close,
-      shutdown,
-      get draining() {
-        return draining;
-      },
-    };
-  }
+      const stopped = acceptSockets.close();
+      server.closeIdleConnections();
+      for (const socket of unused) socket.destroy();
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await stopped;
+      clearTimeout(timer);
+      // Requests cut at the bound are still unwinding: each gives its idempotency key back (R14)
+      // once its abort arrives, and that needs the pool and the release retry still open. So
+      // they are waited for, bounded, before either closes.
+      await settleWithin(Promise.allSettled(handling), UNWIND_MS);
+      admission?.close();
+      idempotency.close();
+      // A database, store or collector that hangs must not hold the exit (R33, R35): the
+      // dependencies close together, bounded.
+      await settleWithin(
+        Promise.allSettled([
+          sweeper.stop(),
+          rateLimiter.close(),
+          observability.close(),
+          ownsDatabase ? database.close() : Promise.resolve(),
+        ]),
+        CLOSE_DEPENDENCIES_MS,
+      );
+      restoreEgress();
+    })());
+  const shutdown = async () => {
+    draining = true;
+    await sleep(config.shutdownDrainMs);
+    await close();
+  };
+  return {
+    url,
+    server,
+    connections: () => acceptSockets.connections(),
+    database,
+    metricsUrl,
+    close,
+    shutdown,
+    get draining() {
+      return draining;
+    },
+  };
 }
 
 /** Calls `report` with the first of a run of errors and how many came since the last call, at most once a second. */
