@@ -2,10 +2,14 @@
 // listens on TCP for its HTTP port and nothing else; the database answers on a Unix socket inside
 // DATA_DIR, which is created with (or tightened to) mode 0700; the admin command line joins
 // through that socket while the server runs; a DATA_DIR too long for a socket path still works.
+// A start that fails after the database opened (the port taken; for a user who is not root, a
+// port below 1024; a model of GEMINI_MODEL that answers 404, R42) exits 1 and leaves DATA_DIR as a
+// clean stop does: no lock naming a dead process, no socket, no directory under $TMPDIR.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../../src/config.ts';
@@ -128,6 +132,36 @@ describe('embedded database on a Unix socket in a private DATA_DIR (R49)', funct
     const { stdout } = await run('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', probe]);
     expect(stdout.trim()).to.equal('EACCES');
   });
+
+  for (const [what, long] of [
+    ['a DATA_DIR that holds its socket', false],
+    ['a DATA_DIR too long for a socket path (its socket in a directory under $TMPDIR)', true],
+  ] as const) {
+    it(`a start that fails on a taken port exits 1 and leaves no lock file, socket or $TMPDIR directory, for ${what}`, async () => {
+      const temporary = join(base, 'tmp');
+      await mkdir(temporary);
+      const dataDir = long ? join(base, 'a'.repeat(60), 'b'.repeat(60)) : join(base, 'data');
+      // A plain listener (no SO_REUSEPORT), so that the service cannot bind the port too.
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (blocker.address() as AddressInfo).port;
+        server = startServerProcess({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), TMPDIR: temporary, LOG_LEVEL: 'info' });
+        const exit = await server.exited;
+        const output = `${server.stdoutLines.join('\n')}\n${server.stderr()}`;
+        expect(exit.code, output).to.equal(1);
+        expect(output).to.match(/start failed.*EADDRINUSE|EADDRINUSE.*start failed/);
+      } finally {
+        await new Promise((resolve) => blocker.close(resolve));
+      }
+      const left = await readdir(dataDir);
+      expect(left, 'DATA_DIR after the failed start').not.to.include(LOCK_FILE_NAME);
+      expect(left, 'DATA_DIR after the failed start').not.to.include(SOCKET_FILE_NAME);
+      expect(await readdir(temporary), '$TMPDIR after the failed start').to.deep.equal([]);
+      // The database itself is kept: it is a failed start, not a failed database.
+      expect(left).to.include('pgdata');
+    });
+  }
 
   it('a DATA_DIR too long for a Unix socket path still works, the socket file staying inside it', async () => {
     const dataDir = join(base, 'd'.repeat(60), 'e'.repeat(60));
