@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { isProcessAlive } from '../../src/db/embedded-lock.ts';
 import { freePort } from '../support/haproxy.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,15 +39,6 @@ function descendants(pid: number): number[] {
   return found;
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe('SIGTERM to `npm start` reaches the service (R35)', function () {
   this.timeout(90_000);
   let dataDir: string;
@@ -57,7 +49,7 @@ describe('SIGTERM to `npm start` reaches the service (R35)', function () {
   });
 
   after(() => {
-    for (const pid of left.filter(alive)) process.kill(pid, 'SIGKILL');
+    for (const pid of left.filter(isProcessAlive)) process.kill(pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -92,7 +84,7 @@ describe('SIGTERM to `npm start` reaches the service (R35)', function () {
     expect(exit, `npm did not exit within 30 s of SIGTERM: ${log}`).to.not.equal(undefined);
     expect(exit).to.deep.equal({ code: 0, signal: null });
     expect(log).to.include('shutting down');
-    const stillRunning = left.filter(alive);
+    const stillRunning = left.filter(isProcessAlive);
     expect(stillRunning, 'processes of npm start still running after it exited').to.deep.equal([]);
     const answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
     expect(answered, 'the port still answers').to.equal(false);
