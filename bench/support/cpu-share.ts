@@ -8,7 +8,7 @@
 // processor time (the generator's own share doubles at 2C, PostgreSQL answers later) or from
 // each 201 costing it more (refusals, garbage collection): these figures tell the two apart.
 import { readdirSync } from 'node:fs';
-import { machineIdleSeconds, processCpu, threadSchedule } from './cpu.ts';
+import { machineIdleSeconds, processCpu, mainThreadSchedule } from './cpu.ts';
 import { round } from './round.ts';
 
 export interface CpuShare {
@@ -78,7 +78,7 @@ export function measureCpu(servicePid: number): { stop(created: number): CpuShar
       postgres: postgresTimes(postgresPids),
       generator: (own.user + own.system) / 1e6,
       idle: machineIdleSeconds(),
-      loop: threadSchedule(servicePid),
+      loop: mainThreadSchedule(servicePid),
     };
   };
   const first = read(everyPid);

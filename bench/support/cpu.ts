@@ -47,14 +47,14 @@ export function machineIdleSeconds(): number {
 }
 
 /**
- * A thread's time on a processor and its time runnable but waiting for one, in seconds
- * (/proc/<pid>/task/<tid>/schedstat, kept by the scheduler in nanoseconds); undefined when the
- * kernel does not keep it or the thread is gone. The main thread of a Node process is its event
- * loop: its wait is how much the loop was held back by the machine's other work.
+ * A process's main thread's time on a processor and its time runnable but waiting for one, in
+ * seconds (/proc/<pid>/task/<pid>/schedstat, kept by the scheduler in nanoseconds); undefined
+ * when the kernel does not keep it or the process is gone. The main thread of a Node process is
+ * its event loop: its wait is how much the loop was held back by the machine's other work.
  */
-export function threadSchedule(pid: number, tid: number = pid): { runSeconds: number; waitSeconds: number } | undefined {
+export function mainThreadSchedule(pid: number): { runSeconds: number; waitSeconds: number } | undefined {
   try {
-    const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
     if (!Number.isFinite(run) || !Number.isFinite(wait)) return undefined;
     return { runSeconds: (run as number) / 1e9, waitSeconds: (wait as number) / 1e9 };
   } catch {
