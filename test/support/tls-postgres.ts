@@ -55,7 +55,7 @@ interface PostgresPlace {
   clientAddress?: string;
 }
 
-export async function startTlsPostgres(dir: string, certificate: ServerCertificate, clients: PostgresPlace = {}): Promise<TlsPostgres> {
+export async function startTlsPostgres(dir: string, certificate: ServerCertificate, place: PostgresPlace = {}): Promise<TlsPostgres> {
   const bin = await postgresBinDir();
   const data = join(dir, 'data');
   const socketDir = join(dir, 'socket');
@@ -74,19 +74,19 @@ export async function startTlsPostgres(dir: string, certificate: ServerCertifica
   await copyFile(certificate.certFile, join(data, 'server.crt'));
   await copyFile(certificate.keyFile, join(data, 'server.key'));
   await chmod(join(data, 'server.key'), 0o600);
-  if (clients.clientCa !== undefined) await copyFile(clients.clientCa, join(data, 'client-ca.crt'));
-  if (owner) for (const file of ['server.crt', 'server.key', ...(clients.clientCa ? ['client-ca.crt'] : [])]) await chown(join(data, file), owner.uid, owner.gid);
+  if (place.clientCa !== undefined) await copyFile(place.clientCa, join(data, 'client-ca.crt'));
+  if (owner) for (const file of ['server.crt', 'server.key', ...(place.clientCa ? ['client-ca.crt'] : [])]) await chown(join(data, file), owner.uid, owner.gid);
   const port = await freePort();
   await writeFile(
     join(data, 'postgresql.auto.conf'),
     [
       `port = ${port}`,
-      `listen_addresses = '${clients.listenAddress ?? '127.0.0.1'}'`,
+      `listen_addresses = '${place.listenAddress ?? '127.0.0.1'}'`,
       `unix_socket_directories = '${socketDir}'`,
       'ssl = on',
       "ssl_cert_file = 'server.crt'",
       "ssl_key_file = 'server.key'",
-      ...(clients.clientCa !== undefined ? ["ssl_ca_file = 'client-ca.crt'"] : []),
+      ...(place.clientCa !== undefined ? ["ssl_ca_file = 'client-ca.crt'"] : []),
       "password_encryption = 'scram-sha-256'",
       'fsync = off',
       'max_connections = 50',
@@ -97,14 +97,14 @@ export async function startTlsPostgres(dir: string, certificate: ServerCertifica
     join(data, 'pg_hba.conf'),
     [
       'local all postgres trust',
-      ...(clients.certUsers ?? []).map((user) => `hostssl all ${user} ${clients.clientAddress ?? '127.0.0.1'}/32 cert`),
-      `hostssl all all ${clients.clientAddress ?? '127.0.0.1'}/32 scram-sha-256`,
+      ...(place.certUsers ?? []).map((user) => `hostssl all ${user} ${place.clientAddress ?? '127.0.0.1'}/32 cert`),
+      `hostssl all all ${place.clientAddress ?? '127.0.0.1'}/32 scram-sha-256`,
       '',
     ].join('\n'),
   );
   if (owner) for (const file of ['postgresql.auto.conf', 'pg_hba.conf']) await chown(join(data, file), owner.uid, owner.gid);
   const [postgres, serverArgs] = command(join(bin, 'postgres'), ['-D', data]);
-  const [binary, args] = clients.netns === undefined ? [postgres, serverArgs] : ['ip', ['netns', 'exec', clients.netns, postgres, ...serverArgs]];
+  const [binary, args] = place.netns === undefined ? [postgres, serverArgs] : ['ip', ['netns', 'exec', place.netns, postgres, ...serverArgs]];
   const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
