@@ -61,8 +61,18 @@ const SOCKET_CODES = /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|EHOSTUNREACH|
 const CONNECTION_TEXT = /^(Connection terminated|Connection is closed|Client has encountered a connection error|Stream isn't writeable|Redis connection is not ready)/;
 const TIMEOUT_TEXT = /^(timeout exceeded when trying to connect|Query read timeout|Command timed out|Connection terminated due to connection timeout)/;
 
+/**
+ * The server's SQLSTATE of a failure. record_evidence_report raises ER001 or ER002 to name the
+ * write that failed, with the server's own SQLSTATE as the detail: that is the reason.
+ */
+function serverCode(error: Error): unknown {
+  const { code, detail } = error as { code?: unknown; detail?: unknown };
+  if ((code === 'ER001' || code === 'ER002') && typeof detail === 'string' && /^[0-9A-Z]{5}$/.test(detail)) return detail;
+  return code;
+}
+
 function storeReason(error: Error): string | undefined {
-  const code = (error as { code?: unknown }).code;
+  const code = serverCode(error);
   if (typeof code === 'string') {
     if (code === '57014') return 'statement_timeout';
     if (code === 'ETIMEDOUT') return 'timeout';

@@ -1,0 +1,75 @@
+// Steps 9-10 on a PostgreSQL server whose table another session holds against writes past
+// statement_timeout (R33): the write that waited names the code (R15). A report insert that
+// never got its lock is evidence_report_write_failed, a usage insert usage_recording_failed;
+// either way nothing of the attempt remains and the same key makes the one report once the lock
+// is gone. PL/pgSQL's OTHERS does not match the cancel (query_canceled), so the function traps
+// it by name. A server's own statement_timeout is what cancels the write: the embedded database
+// has none, so this runs on the server in both of the suite's runs.
+import { expect } from 'chai';
+import pg from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { applyMigrations } from '../../../src/db/migrator.ts';
+import type { ErrorCode } from '../../../src/errors/catalogue.ts';
+import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
+import { createCustomerFixture, createServerDatabase, openOrm } from '../../support/database.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+import { caller, customerTotals, isReplay, Ledger, VALID_BODY } from '../../support/reports.ts';
+import { expectApiError } from '../../support/expect-api-error.ts';
+
+const STATEMENT_TIMEOUT_MS = 1_000;
+
+const LOCKED: [table: string, code: ErrorCode][] = [
+  ['evidence_report', 'evidence_report_write_failed'],
+  ['usage_record', 'usage_recording_failed'],
+];
+
+describe('POST /v1/evidence/reports: a write that outlives statement_timeout is its own 503 (R15, R33)', function () {
+  this.timeout(60_000);
+  const ledger = new Ledger();
+  let database: { url: string; drop(): Promise<void> };
+  let orm: MikroORM;
+  let service: TestService;
+
+  before(async () => {
+    database = await createServerDatabase();
+    orm = await openOrm(database.url, 2);
+    await applyMigrations(orm);
+    service = await startTestService(
+      { DATABASE_URL: database.url, DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) },
+      { generator: new FakeReportGenerator() },
+    );
+  });
+  after(async () => {
+    await service?.close();
+    if (orm) await ledger.verify(orm.em.fork());
+    await orm?.close(true);
+    await database?.drop();
+  });
+
+  for (const [table, code] of LOCKED) {
+    it(`${table} held against writes by another session (share mode, reads go on): 503 ${code} after the bound, nothing remains, and the same key works once unlocked`, async () => {
+      const client = caller(service.url, await createCustomerFixture({}, orm.em.fork()), ledger);
+      const headers = { 'idempotency-key': `locked-${table}` };
+      const holder = new pg.Client({ connectionString: database.url });
+      await holder.connect();
+      let res;
+      const started = performance.now();
+      try {
+        await holder.query('begin');
+        await holder.query(`lock table ${table} in share mode`);
+        res = await client.create(VALID_BODY, { headers });
+      } finally {
+        await holder.query('rollback');
+        await holder.end();
+      }
+      expectApiError(res, code);
+      expect(performance.now() - started, 'answered once the bound ran out, not before').to.be.at.least(STATEMENT_TIMEOUT_MS);
+      expect(await customerTotals(client.customerId, orm.em.fork())).to.deep.equal({ reports: 0, units: 0, claims: 0 });
+
+      const retry = await client.create(VALID_BODY, { headers });
+      expect(retry.status).to.equal(201);
+      expect(isReplay(retry)).to.equal(false);
+      expect(await customerTotals(client.customerId, orm.em.fork())).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+    });
+  }
+});
