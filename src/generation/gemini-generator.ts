@@ -21,6 +21,7 @@
 import { GoogleGenAI, ThinkingLevel as SdkThinkingLevel } from '@google/genai';
 import type { GenerateContentParameters, GenerateContentResponse } from '@google/genai';
 import type { Logger } from 'pino';
+import { requestLog } from '../observability/request-log.ts';
 import { modelId } from './model-id.ts';
 import type { ThinkingLevel } from '../config.ts';
 import { abortableDelay } from './abortable-delay.ts';
@@ -263,7 +264,9 @@ export class GeminiReportGenerator implements ReportGenerator {
             this.#notFound.add(model);
             this.#logger()?.warn(
               { modelIndex: index, reason: failure.reason },
-              'a model of GEMINI_MODEL answered 404 (retired or unknown): requests fall back to the next model; replace it',
+              isLast
+                ? 'the last model of GEMINI_MODEL answered 404 (retired or unknown): no model is left to fall back to; replace it'
+                : 'a model of GEMINI_MODEL answered 404 (retired or unknown): requests fall back to the next model; replace it',
             );
           }
           if (!isLast) {
@@ -308,8 +311,10 @@ export class GeminiReportGenerator implements ReportGenerator {
     throw last ?? new GenerationError('unavailable', 'no_model');
   }
 
+  /** The request's own logger when a request is being served (its requestId, R41), else the adapter's. */
   #logger(): Pick<Logger, 'debug' | 'warn'> | undefined {
-    return this.#options.logger;
+    if (this.#options.logger === undefined) return undefined;
+    return requestLog() ?? this.#options.logger;
   }
 
   async #pause(ms: number, signal: AbortSignal): Promise<void> {

@@ -8,6 +8,7 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AppState } from './app-state.ts';
 import { arrivalOf } from './arrival.ts';
+import { withRequestLog } from '../observability/request-log.ts';
 import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 /** The status a request is logged and counted with when its client went away first. */
@@ -31,7 +32,7 @@ export function requestContext(logger: Logger, telemetry: Telemetry = noopTeleme
     ctx.set('x-request-id', requestId);
     ctx.set('cache-control', 'no-store');
     try {
-      await observed.run(next);
+      await withRequestLog(ctx.state.log, () => observed.run(next));
     } finally {
       const ms = performance.now() - started;
       const { operationId: operation } = ctx.state;

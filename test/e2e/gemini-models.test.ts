@@ -53,6 +53,8 @@ describe('Gemini models and settings through the service (R42, R43)', function (
     const warnings = run.log.lines.filter((l) => l.level === LEVEL.warn && l.raw.includes('answered 404'));
     expect(warnings).to.have.lengthOf(1);
     expect(JSON.parse(warnings[0]!.raw)).to.include({ modelIndex: 0, reason: 'http_404' });
+    // Said while serving a request: the line names it (R41).
+    expect(JSON.parse(warnings[0]!.raw)).to.have.property('requestId').that.is.a('string');
   });
 
   it('npm start with a retired model in GEMINI_MODEL exits 1 with one stderr line naming GEMINI_MODEL and the model', async () => {

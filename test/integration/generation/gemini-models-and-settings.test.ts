@@ -121,9 +121,16 @@ describe('Gemini models in order, with fallbacks (R42)', () => {
   it('every model retired: the last 404 is the answer (report_generation_failed), without a retry', async () => {
     suite.fake.retired.add(PRIMARY);
     suite.fake.retired.add(FALLBACK);
-    const error = await failureOf((await twoModels(new RecordingObserver())).generate(input()));
+    const logger = captureLogger();
+    const error = await failureOf((await twoModels(new RecordingObserver(), { logger })).generate(input()));
     expect(error).to.include({ kind: 'failed', reason: 'http_404' });
     expect(suite.fake.requests.map((r) => r.model)).to.deep.equal([PRIMARY, FALLBACK]);
+    // Each retirement is said once; the last model's warning does not promise a fallback.
+    const warned = logger.lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40);
+    expect(warned.map((l) => l.msg)).to.deep.equal([
+      'a model of GEMINI_MODEL answered 404 (retired or unknown): requests fall back to the next model; replace it',
+      'the last model of GEMINI_MODEL answered 404 (retired or unknown): no model is left to fall back to; replace it',
+    ]);
   });
 
   for (const [what, answer, outcome] of [

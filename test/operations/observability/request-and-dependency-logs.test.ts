@@ -11,7 +11,7 @@ import { createCustomerFixture, proxyToTestDatabase, testDatabaseUrl, testEm } f
 import { client, type TestResponse } from '../../support/http-client.ts';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import type { TestService } from '../../support/service.ts';
-import { errorAnswer, startFakeGemini, type FakeGemini } from '../../support/generation/fake-gemini-server.ts';
+import { errorAnswer, rateLimitedAnswer, reportAnswer, startFakeGemini, type FakeGemini } from '../../support/generation/fake-gemini-server.ts';
 import { geminiEnv } from '../../support/e2e/gemini-service.ts';
 import { IMAGES, startImageHost } from '../../support/e2e/image-host.ts';
 import { startLoggedService, type CapturedLog } from '../../support/e2e/logged-service.ts';
@@ -112,6 +112,19 @@ describe('request and dependency-failure log lines (R26, R40, R41)', function ()
     expect(failureOf(redisLog, store, 'rate_limit_unavailable')).to.include({ dependency: 'rate_limit_store', reason: 'connection' });
     const access = ofRequest(redisLog, store).find((l) => l.msg === 'request');
     expect(access).to.include({ operation: 'createEvidenceReport', status: 503, code: 'rate_limit_unavailable' });
+  });
+
+  it('the generator\'s retry and fallback lines carry the requestId of the request they serve (R41, R42)', async () => {
+    const customer = await createCustomerFixture();
+    // The primary: a 429 with a delay that fits (retried on it), then a 503 (on to the fallback).
+    gemini.enqueue(rateLimitedAnswer('0.1s'), errorAnswer(503), reportAnswer());
+    const res = await client(service.url, customer.apiKey).createReport({ context: 'damage_report', evidence: { text: EVIDENCE } });
+    expect(res.status).to.equal(201);
+    const messages = ofRequest(log, res).map((l) => l.msg);
+    expect(messages).to.include('report generation rate-limited, retrying after RetryInfo delay');
+    expect(messages).to.include('report generation falling back to the next model of GEMINI_MODEL');
+    const generatorLines = parsed(log).filter((l) => String(l.msg).startsWith('report generation'));
+    expect(generatorLines.filter((l) => typeof l.requestId !== 'string'), 'every such line names its request').to.deep.equal([]);
   });
 
   it('a test key\'s triggered 503 is no outage: no dependency-failure line, one test-mode trigger line, and its access line says mode test (R53)', async () => {
