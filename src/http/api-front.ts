@@ -121,13 +121,17 @@ export async function createApiFront(options: ApiFrontOptions): Promise<ApiFront
     body: intake.body,
   });
 
-  /** 404 when no path of the contract matches, 405 when one does with another method. */
+  /** 404 when no path of the contract matches, 405 with Allow (RFC 9110 15.5.6) when one does with another method. */
   const routeOf = (ctx: KoaCtx): Route => {
     const request = contractRequest(ctx, NO_INTAKE);
     const contract = api.router.matchOperation(request);
     if (!contract) {
-      const pathKnown = api.router.getOperations().some((candidate) => api.router.matchOperation({ ...request, method: candidate.method }));
-      throw new ApiError(pathKnown ? 'method_not_allowed' : 'not_found');
+      const methods = api.router
+        .getOperations()
+        .filter((candidate) => api.router.matchOperation({ ...request, method: candidate.method }))
+        .map((candidate) => candidate.method.toUpperCase());
+      if (methods.length === 0) throw new ApiError('not_found');
+      throw new ApiError('method_not_allowed', { headers: { allow: [...new Set(methods)].join(', ') } });
     }
     ctx.state.operationId = contract.operationId;
     return { contract, operation: options.operations[contract.operationId ?? ''] as Operation };

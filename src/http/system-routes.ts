@@ -34,11 +34,15 @@ export function systemRoutes(options: SystemRoutesOptions): Koa.Middleware<AppSt
   });
   router.get('/docs', docsPage(undefined, options.contract.retentionHours));
   const routes = router.routes() as Koa.Middleware<AppState>;
-  // A known system path with another method is a 405 in the envelope (ruling R9); unknown
-  // paths fall through to the API, whose router answers 404 not_found.
+  // A known system path with another method is a 405 in the envelope (ruling R9) with the
+  // methods it has in Allow (RFC 9110 15.5.6); unknown paths fall through to the API, whose
+  // router answers 404 not_found.
   return async (ctx, next) => {
     const matched = router.match(ctx.path, ctx.method);
-    if (matched.path.length > 0 && !matched.route) throw new ApiError('method_not_allowed');
+    if (matched.path.length > 0 && !matched.route) {
+      const methods = new Set(matched.path.flatMap((layer) => layer.methods));
+      throw new ApiError('method_not_allowed', { headers: { allow: [...methods].join(', ') } });
+    }
     return routes(ctx, next);
   };
 }

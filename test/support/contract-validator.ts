@@ -86,6 +86,8 @@ export function contractViolations(response: ObservedResponse): string[] {
   const requestId = header('x-request-id');
   if (!requestId) problems.push('missing x-request-id (R9)');
   if (header('cache-control') !== 'no-store') problems.push('cache-control is not no-store (R9)');
+  // A HEAD answer has no body (RFC 9110 9.3.2): its headers are all there is to check.
+  if (response.method === 'HEAD') return problems;
   const isError = response.status >= 400;
   // A GET of a plain route answers outside the contract (readyz 503 has no code); any other
   // method there is a 405 in the envelope like everywhere else.
