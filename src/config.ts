@@ -213,7 +213,8 @@ const VARIABLES = {
     'comma-separated model names, each once, such as gemini-3.8-flash,gemini-3.7-flash',
     (raw, reject) => {
       const models = raw === undefined ? [...DEFAULT_GEMINI_MODELS] : raw.split(',').map((s) => s.trim());
-      if (models.some((m) => !MODEL_NAME.test(m)) || new Set(models).size !== models.length) reject();
+      // Each once, however spelled: `models/gemini-3.8-flash` and `Gemini-3.8-Flash` are one model.
+      if (models.some((m) => !MODEL_NAME.test(m)) || new Set(models.map(modelId)).size !== models.length) reject();
       return Object.freeze(models) as readonly string[];
     },
   ),

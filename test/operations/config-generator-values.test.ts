@@ -6,6 +6,8 @@ import { ConfigError, DEFAULT_GEMINI_MAX_OUTPUT_TOKENS, DEFAULT_GEMINI_MODELS, l
 const BAD: [variable: string, env: Record<string, string>][] = [
   ['GEMINI_MODEL', { GEMINI_MODEL: 'gemini-3.8-flash,,gemini-3.7-flash' }],
   ['GEMINI_MODEL', { GEMINI_MODEL: 'gemini-3.8-flash,gemini-3.8-flash' }],
+  ['GEMINI_MODEL', { GEMINI_MODEL: 'models/gemini-3.8-flash,gemini-3.8-flash' }],
+  ['GEMINI_MODEL', { GEMINI_MODEL: 'Gemini-3.8-Flash,gemini-3.8-flash' }],
   ['GEMINI_MODEL', { GEMINI_MODEL: 'gemini 3.8 flash' }],
   ['GEMINI_MODEL', { GEMINI_MODEL: 'gemini-3.8-flash;rm' }],
   ['GEMINI_TEMPERATURE', { GEMINI_TEMPERATURE: 'warm' }],
