@@ -120,7 +120,9 @@ export class CreateEvidenceReport {
     using admitted = await step('3_rate_limit', async () => {
       const slot = acquireInFlight(this.#inFlight, rateLimitBucket(principal), now, () => telemetry.admissionRejected?.('customer_in_flight'));
       try {
-        return { slot, decision: await applyRateLimit(d.rateLimiter, rateLimitBucket(principal), now), [Symbol.dispose]: () => slot.release() };
+        const decision = await applyRateLimit(d.rateLimiter, rateLimitBucket(principal), now);
+        faults.rateLimited(decision); // R53: a rate_limit_exceeded trigger is this window's refusal
+        return { slot, decision, [Symbol.dispose]: () => slot.release() };
       } catch (error) {
         slot.release();
         throw error;
@@ -178,6 +180,6 @@ export class CreateEvidenceReport {
 
   /** R53: in test mode, an error trigger in the evidence text fails its step, at the step's boundary; silent otherwise. */
   #faults({ principal, request }: ReportInput, now: Date): StepFaults {
-    return stepFaults({ principal, request, rateLimit: this.#deps.rateLimiter.policy, now });
+    return stepFaults({ principal, request, now });
   }
 }

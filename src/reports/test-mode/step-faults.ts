@@ -8,10 +8,15 @@
 // catalogue, and the same details and headers, built by the stage's own builders (the rate-limit
 // 429 with the details of spec 2.5, Retry-After and the RateLimit fields; the quota 429 with the
 // details of spec 2.6 and no Retry-After, R31).
+//
+// One trigger fires inside its step rather than before it: rate_limit_exceeded. The step takes
+// its point from the test bucket as every request that reaches step 3 does (R20 counts them), and
+// the refusal is that window's own (rateLimited): its limit, its reset in resetAt, Retry-After
+// and the RateLimit fields, as a real refusal of the same bucket at that moment would say.
 import type { Principal } from '../../auth/principal.ts';
 import { ApiError, type ErrorCode } from '../../errors/catalogue.ts';
 import type { StepLabel } from '../../observability/step-labels.ts';
-import type { RateLimitPolicy } from '../../rate-limit/rate-limiter.ts';
+import type { RateLimitDecision } from '../../rate-limit/rate-limiter.ts';
 import { rateLimitExceeded } from '../stages/apply-rate-limit.ts';
 import { quotaExceeded } from '../stages/check-quota.ts';
 import type { CreateEvidenceReportRequest } from '../report-request.ts';
@@ -20,16 +25,20 @@ import { ERROR_TRIGGERS, triggerIn } from './error-triggers.ts';
 export interface StepFaults {
   /** Throws the triggered error when `step` is where it arises; otherwise returns. */
   before(step: StepLabel): void;
+  /** Step 3, its window consumed and the request allowed: throws the triggered refusal of that window. */
+  rateLimited(decision: RateLimitDecision): void;
 }
 
-const NO_FAULTS: StepFaults = Object.freeze({ before: () => {} });
+const NO_FAULTS: StepFaults = Object.freeze({ before: () => {}, rateLimited: () => {} });
 
 interface FaultContext {
   readonly principal: Principal;
   readonly request: CreateEvidenceReportRequest;
-  readonly rateLimit: RateLimitPolicy;
   readonly now: Date;
 }
+
+/** The trigger that fires inside its step, from the window it consumed (see the head of this file). */
+const WINDOW_REFUSAL: ErrorCode = 'rate_limit_exceeded';
 
 /** The faults of one request: none for a live key (R53: the text is plain evidence) or without a trigger. */
 export function stepFaults(context: FaultContext): StepFaults {
@@ -37,13 +46,16 @@ export function stepFaults(context: FaultContext): StepFaults {
   const code = triggerIn(context.request.evidence.text);
   if (code === undefined) return NO_FAULTS;
   const step = ERROR_TRIGGERS.get(code);
+  const fire = (error: ApiError): never => {
+    triggered.add(error);
+    throw error;
+  };
   return {
     before(current) {
-      if (current === step) {
-        const error = triggeredError(code, context);
-        triggered.add(error);
-        throw error;
-      }
+      if (current === step && code !== WINDOW_REFUSAL) fire(triggeredError(code, context));
+    },
+    rateLimited(decision) {
+      if (code === WINDOW_REFUSAL) fire(rateLimitExceeded({ ...decision, allowed: false, remaining: 0 }, context.now));
     },
   };
 }
@@ -61,17 +73,11 @@ export function isTestTrigger(error: ApiError): boolean {
 /** Where the triggered error points in the request: the evidence text that carries the trigger. */
 const AT_TEXT = { pointer: '/evidence/text', rule: 'ers_test_trigger' } as const;
 
-function triggeredError(code: ErrorCode, { principal, request, rateLimit, now }: FaultContext): ApiError {
+function triggeredError(code: ErrorCode, { principal, request }: FaultContext): ApiError {
   switch (code) {
     case 'invalid_request_payload':
     case 'invalid_evidence_report_input':
       return new ApiError(code, { details: AT_TEXT });
-    case 'rate_limit_exceeded': {
-      // The fixed window of R20 ends at the next multiple of the window.
-      const windowMs = rateLimit.windowSeconds * 1000;
-      const resetInMs = windowMs - (now.getTime() % windowMs);
-      return rateLimitExceeded({ allowed: false, limit: rateLimit.limit, remaining: 0, windowSeconds: rateLimit.windowSeconds, resetInMs }, now);
-    }
     case 'quota_exceeded': {
       // The test ledger as an exhausted one looks: used the whole limit, none remaining.
       const limit = principal.planUsage.readable ? (principal.planUsage.value?.limit ?? 0) : 0;

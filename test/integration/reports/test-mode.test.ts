@@ -163,6 +163,25 @@ describe('test mode (R53) and GET /v1/evidence/reports/{id} (R54)', () => {
       });
     }
 
+    it('a triggered rate_limit_exceeded is its own bucket\'s refusal: that window\'s reset, and it counts in the window as every request at step 3 does (R20)', async () => {
+      const { test } = await keys();
+      const field = (res: TestResponse, name: 'r' | 't') => Number(new RegExp(`;${name}=(\\d+)`).exec(String(res.headers.ratelimit))?.[1]);
+      const first = await post(test, BODY);
+      expect(first.status).to.equal(201);
+      expect(field(first, 'r')).to.equal(RATE_LIMIT - 1);
+      const firstReset = Date.now() + field(first, 't') * 1000;
+      const limited = await post(test, trigger('rate_limit_exceeded'));
+      expectApiError(limited, 'rate_limit_exceeded');
+      expect(field(limited, 'r')).to.equal(0);
+      // The window the first request opened, not one of the clock's own.
+      const resetAt = Date.parse((limited.body as { error: { details: { resetAt: string } } }).error.details.resetAt);
+      expect(Math.abs(resetAt - firstReset), 'the same window').to.be.below(2_000);
+      expect(Number(limited.headers['retry-after'])).to.equal(field(limited, 't'));
+      const after = await post(test, BODY);
+      expect(after.status).to.equal(201);
+      expect(field(after, 'r'), 'the triggered request took its point').to.equal(RATE_LIMIT - 3);
+    });
+
     it('a trigger of a later step still passes steps 1-6 for real: entitlement and quota answer first', async () => {
       const unentitled = await keys({ noEntitlement: true });
       expectApiError(await post(unentitled.test, trigger('report_generation_unavailable')), 'product_not_entitled');
