@@ -34,15 +34,21 @@ export const ERROR_TRIGGERS: ReadonlyMap<ErrorCode, StepLabel> = new Map(
 
 const PATTERN = /ers_test_trigger:([a-z_]+)/g;
 
+/** The place of a triggerable code's step in the order of the steps. */
+const stepIndex = (code: ErrorCode): number => STEP_LABELS.indexOf(ERROR_TRIGGERS.get(code) as StepLabel);
+
 /**
- * The first triggerable code named in `text`. A name that is not a triggerable code is plain
- * text, as the whole text is for a live key.
+ * The triggerable code named in `text` whose step comes first, as a request failing at two steps
+ * fails at the earlier one (the first named, between two of one step). A name that is not a
+ * triggerable code is plain text, as the whole text is for a live key.
  */
 export function triggerIn(text: string | undefined): ErrorCode | undefined {
   if (text === undefined || !text.includes(TRIGGER_PREFIX)) return undefined;
+  let found: ErrorCode | undefined;
   for (const match of text.matchAll(PATTERN)) {
     const code = match[1] as ErrorCode;
-    if (ERROR_TRIGGERS.has(code)) return code;
+    if (!ERROR_TRIGGERS.has(code)) continue;
+    if (found === undefined || stepIndex(code) < stepIndex(found)) found = code;
   }
-  return undefined;
+  return found;
 }

@@ -21,8 +21,13 @@ describe('test mode, unit tier: error triggers at their steps, the offline gener
     }
   });
 
-  it('reads the first triggerable code of the text; other names and a live-looking text are no trigger', () => {
+  it('reads the triggerable code of the earliest step in the text (the first named within one step); other names are no trigger', () => {
     expect(triggerIn('a ers_test_trigger:not_a_code b ers_test_trigger:quota_exceeded')).to.equal('quota_exceeded');
+    // A request failing at steps 6 and 9-10 fails at 6, whatever the order of the names.
+    expect(triggerIn('ers_test_trigger:internal_error ers_test_trigger:quota_exceeded')).to.equal('quota_exceeded');
+    expect(triggerIn('ers_test_trigger:quota_exceeded ers_test_trigger:internal_error')).to.equal('quota_exceeded');
+    expect(triggerIn('ers_test_trigger:evidence_report_write_failed ers_test_trigger:usage_recording_failed')).to.equal('evidence_report_write_failed');
+    expect(triggerIn('ers_test_trigger:usage_recording_failed ers_test_trigger:evidence_report_write_failed')).to.equal('usage_recording_failed');
     expect(triggerIn('ers_test_trigger:missing_api_key')).to.equal(undefined);
     expect(triggerIn('ers_test_trigger:current_usage_unavailable')).to.equal(undefined);
     expect(triggerIn(undefined)).to.equal(undefined);
