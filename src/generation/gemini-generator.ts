@@ -357,8 +357,11 @@ export class GeminiReportGenerator implements ReportGenerator {
       this.#models.map(async (model): Promise<ModelLookup> => {
         const signal = AbortSignal.timeout(timeoutMs);
         try {
-          const { sdk } = await this.#sdk(signal);
-          const found = await untilAborted(sdk.models.get({ model, config: { abortSignal: signal } }), signal);
+          const client = await this.#sdk(signal);
+          // As before a generation: a credential that cannot be had is named as such
+          // (credentials_<why>), not as the provider's error the SDK would make of it.
+          if (this.#options.vertex !== undefined) await this.#vertexToken(this.#options.vertex, client, signal);
+          const found = await untilAborted(client.sdk.models.get({ model, config: { abortSignal: signal } }), signal);
           // The Developer API reports the model's output limit; Vertex AI's publisher model does not.
           const limit = found.outputTokenLimit;
           return { model, found: true, outputTokenLimit: typeof limit === 'number' && Number.isSafeInteger(limit) && limit > 0 ? limit : undefined };

@@ -107,6 +107,10 @@ describe('Vertex AI with Application Default Credentials, end to end (R44)', fun
     });
     const customer = await createCustomerFixture();
     const linesBefore = service.server!.stdoutLines.length;
+    // The start-up lookup (R42) could not be made either, and says why: the credentials, not Vertex AI.
+    const lookups = service.server!.stdoutLines.slice(0, linesBefore).filter((l) => l.includes('GEMINI_MODEL lookup could not be made'));
+    expect(lookups, service.server!.stdoutLines.join('\n')).to.have.lengthOf(1);
+    expect(JSON.parse(lookups[0]!)).to.include({ reason: 'credentials_token_endpoint_unreachable' });
 
     const res = await client(url, customer.apiKey).createReport(REPORT);
     expect(res.status, res.text).to.equal(503);
