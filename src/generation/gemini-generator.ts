@@ -141,7 +141,7 @@ export class GeminiReportGenerator implements ReportGenerator {
     this.#minRetryWindowMs = options.minRetryWindowMs ?? Math.min(5_000, Math.floor(options.timeoutMs / 2));
     if (options.vertex === undefined) {
       this.#client = {
-        sdk: new GoogleGenAI({
+        sdk: this.#newSdk({
           apiKey: options.apiKey,
           vertexai: false,
           apiVersion: GEMINI_API_VERSION,
@@ -163,6 +163,27 @@ export class GeminiReportGenerator implements ReportGenerator {
   }
 
   /**
+   * The SDK's client, made with explicit options. Its constructor also reads GOOGLE_API_KEY,
+   * GEMINI_API_KEY, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION from the environment and
+   * says on the console which it would prefer ("Both GOOGLE_API_KEY and GEMINI_API_KEY are set.
+   * Using GOOGLE_API_KEY."), although explicit options win: a plain-text line in the JSON logs
+   * that names the wrong credential. The constructor is synchronous, so its console notes are
+   * taken for its duration alone and kept as debug lines.
+   */
+  #newSdk(options: ConstructorParameters<typeof GoogleGenAI>[0]): GoogleGenAI {
+    const notes: string[] = [];
+    const { warn, debug, info, log } = console;
+    const note = (...args: unknown[]): void => void notes.push(args.map(String).join(' '));
+    Object.assign(console, { warn: note, debug: note, info: note, log: note });
+    try {
+      return new GoogleGenAI(options);
+    } finally {
+      Object.assign(console, { warn, debug, info, log });
+      for (const sdkNote of notes) this.#options.logger?.debug({ sdkNote }, '@google/genai noted at construction (the explicit options apply)');
+    }
+  }
+
+  /**
    * The SDK client. On Vertex AI it is made on first use: the credentials (a key file, or the
    * metadata server) and, when GOOGLE_CLOUD_PROJECT is unset, the project come from ADC then,
    * and a failure is that request's 503 rather than a failed start (R44).
@@ -180,7 +201,7 @@ export class GeminiReportGenerator implements ReportGenerator {
       throw error;
     }
     this.#client ??= {
-      sdk: new GoogleGenAI({
+      sdk: this.#newSdk({
         vertexai: true,
         project: credentials.project,
         location: vertex.location,
