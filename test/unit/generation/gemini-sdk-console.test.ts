@@ -3,6 +3,7 @@
 // GOOGLE_API_KEY, although the adapter passes its key explicitly and that one is sent: a plain
 // line that names the wrong credential. The adapter keeps such notes off the console, as debug
 // lines of its logger.
+/* eslint-disable no-console -- what reaches the console is what this file tests */
 import { expect } from 'chai';
 import { captureLogger } from '../../support/generation/fake-gemini-suite.ts';
 import { geminiGenerator } from '../../support/generation/helpers.ts';
