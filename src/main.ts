@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { startService } from './server.ts';
 import { ensureDemoCustomer } from './admin/demo-customer.ts';
 import { createLogger } from './shared/logger.ts';
+import { logProcessWarnings } from './shared/process-warnings.ts';
 import { redactSecrets, urlSecrets } from './shared/url-secrets.ts';
 
 let config;
@@ -17,6 +18,7 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
+logProcessWarnings(logger, urlSecrets(config, process.env));
 try {
   // The demo key file exists before the port accepts its first connection, so a script that
   // waits for /healthz can read it (operator-interface.md).
