@@ -6,6 +6,10 @@
 -- that step alone fails closed with its own 503 (entitlement_check_unavailable,
 -- quota_check_unavailable, current_usage_unavailable). A key that is not active, or whose
 -- customer is not, gets no further reads. Nothing is cached between requests (R21).
+-- The blocks trap query_canceled by name as well (OTHERS does not match it): a fact whose read
+-- outlives statement_timeout (a table locked by another session) is a fact that cannot be read,
+-- that step's 503, not authentication's. Nothing is read after the cancel, so the statement
+-- still ends at once.
 -- key_hash is char(64): compared with the text parameter as it is, PostgreSQL would cast the
 -- column to text and scan the whole table for every key (junk keys of the right shape included,
 -- R51); cast to the column's type, the lookup is one probe of its unique index.
@@ -25,7 +29,7 @@ begin
       select coalesce(bool_or(e.active), false) into entitled
         from product_entitlement e where e.customer_id = caller_facts.customer_id and e.product = p_product;
       entitlement_readable := true;
-    exception when others then
+    exception when others or query_canceled then
       entitlement_readable := false;
     end;
     begin
@@ -33,7 +37,7 @@ begin
         from customer_plan_usage(caller_facts.customer_id, p_operation, p_period_start, caller_facts.mode) f;
       has_plan := found;
       plan_usage_readable := true;
-    exception when others then
+    exception when others or query_canceled then
       plan_usage_readable := false;
     end;
   end if;
