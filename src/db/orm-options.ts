@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ENTITIES } from './entities.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { boundedPoolOptions, type ConnectionChoices, type DatabaseBounds } from './bounded-pool.ts';
-import { withoutTlsParameters } from './postgres-tls.ts';
+import { connectionParts, withoutTlsParameters } from './postgres-tls.ts';
 
 /** R33's defaults, for callers without a configuration (tests, tools). */
 const DEFAULT_BOUNDS: DatabaseBounds = { connectTimeoutMs: 2_000, statementTimeoutMs: 5_000 };
@@ -17,9 +17,14 @@ export function ormOptions(
   bounds: DatabaseBounds = DEFAULT_BOUNDS,
   choices: ConnectionChoices = {},
 ): Options {
+  const { host, port } = connectionParts(url);
   return defineConfig({
     // R48: the TLS parameters reach the driver as its `ssl` option (postgres-tls.ts), never via the URL.
     clientUrl: withoutTlsParameters(url),
+    // Host and port as libpq reads them: MikroORM takes an IPv6 literal's host with its brackets
+    // (`[::1]`), which no resolver knows, and a URL without a port as port 0.
+    host,
+    port,
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
