@@ -24,7 +24,7 @@
 //
 // A server that refuses TLS, or a certificate that fails verification, is never retried
 // without TLS or with less checking.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
 
@@ -70,6 +70,23 @@ export class PostgresTlsError extends Error {
 }
 
 /**
+ * libpq refuses a client key that others may read (fe-secure-openssl.c): a regular file, of mode
+ * 0600 or less when the user it runs as owns it, 0640 or less when root does. So a key that
+ * psql refuses with the same URL is refused here too, at start.
+ */
+function keyFileProblem(path: string | null): string | undefined {
+  if (path === null) return undefined;
+  const file = statSync(path);
+  if (!file.isFile()) return 'is not a regular file';
+  const ownedByUs = file.uid === process.geteuid?.();
+  const tooOpen = ownedByUs ? file.mode & 0o077 : file.mode & 0o037;
+  if (tooOpen !== 0) {
+    return 'has group or world access; as libpq requires, it must be u=rw (0600) or less when owned by the user the service runs as, u=rw,g=r (0640) or less when owned by root';
+  }
+  return undefined;
+}
+
+/**
  * The `ssl` option for a URL (R48). `variable` names it in errors (DATABASE_URL,
  * DATABASE_DIRECT_URL). Reads the certificate and key files now, so a missing file stops the
  * start rather than the first request.
@@ -93,6 +110,8 @@ export function postgresTls(url: string, variable: string): PostgresTls {
   const ca = read('sslrootcert');
   const cert = read('sslcert');
   const key = read('sslkey');
+  const keyProblem = keyFileProblem(params.get('sslkey'));
+  if (keyProblem !== undefined) throw new PostgresTlsError(`Invalid ${variable}: sslkey ${params.get('sslkey') ?? ''} ${keyProblem}.`);
   const rootGiven = params.get('sslrootcert') !== null;
   const host = decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1');
   const checkChain = mode !== 'require' || rootGiven;

@@ -2,7 +2,7 @@
 // driver's own reading differs: there `require` verifies), and a bad setting names its variable.
 // The behaviour against a real TLS server is in test/operations/postgres-tls.test.ts.
 import { expect } from 'chai';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postgresTls, PostgresTlsError, withoutTlsParameters } from '../../../src/db/postgres-tls.ts';
@@ -54,6 +54,24 @@ describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
   it('a file that cannot be read stops with one line naming the variable and the parameter, never the URL', () => {
     expect(() => postgresTls(url('sslmode=verify-full&sslrootcert=/nonexistent/ca.pem'), 'DATABASE_DIRECT_URL'))
       .to.throw(PostgresTlsError, /^Invalid DATABASE_DIRECT_URL: sslrootcert \/nonexistent\/ca.pem cannot be read \(ENOENT\)\.$/);
+  });
+
+  it('a client key that others may read is refused as libpq refuses it: 0600 or less for the owner, naming the variable', async () => {
+    const cert = join(dir, 'client.pem');
+    const key = join(dir, 'client.key');
+    await writeFile(cert, 'certificate');
+    await writeFile(key, 'key', { mode: 0o600 });
+    const query = `sslmode=verify-full&sslrootcert=${ca}&sslcert=${cert}&sslkey=${key}`;
+    expect(postgresTls(url(query), 'DATABASE_URL').ssl).to.include({ rejectUnauthorized: true });
+    for (const mode of [0o644, 0o640, 0o604]) {
+      await chmod(key, mode);
+      expect(() => postgresTls(url(query), 'DATABASE_URL'), mode.toString(8)).to.throw(
+        PostgresTlsError,
+        new RegExp(`^Invalid DATABASE_URL: sslkey ${key.replace(/[.]/g, '\\.')} has group or world access; as libpq requires, it must be u=rw \\(0600\\) or less`),
+      );
+    }
+    await chmod(key, 0o400);
+    expect(postgresTls(url(query), 'DATABASE_URL').ssl).to.include({ rejectUnauthorized: true });
   });
 
   it('loadConfig refuses prefer, allow, unknown modes, sslcert without sslkey, certificates without sslmode and a weak mode with sslrootcert=system, naming the variable', () => {
