@@ -129,6 +129,11 @@ describe('TLS and ACL credentials to Redis: rediss:// with REDIS_TLS_CA (R48)', 
     expect(res.status, 'recovered within 15 s once Redis answers again').to.equal(201);
   });
 
+  it('every line the instances wrote is a JSON log line: the narrow ACL user of docs/operations.md lets the client run its ready check (INFO) without a plain-text warning', () => {
+    const plain = all.flatMap(({ process }) => linesOf(process)).filter((line) => !line.startsWith('{'));
+    expect(plain).to.deep.equal([]);
+  });
+
   it('no line any process of this suite wrote carries the Redis password (R48)', () => {
     expectNoSecretIn(all.flatMap(({ process }) => linesOf(process)), [password]);
   });

@@ -27,8 +27,9 @@ export async function startTlsRedis(dir: string, certificate: ServerCertificate,
       'appendonly no',
       `dir ${dir}`,
       'user default off',
-      // The narrow ACL docs/operations.md recommends: the service's keys and the commands it uses.
-      `user ${user} on >${password} ~evidence_report:* +@read +@write +@scripting +@transaction +@connection`,
+      // The narrow ACL docs/operations.md recommends: the service's keys and the commands it uses
+      // (+info: the client's ready check).
+      `user ${user} on >${password} ~evidence_report:* +@read +@write +@scripting +@transaction +@connection +info`,
       '',
     ].join('\n'),
   );
