@@ -47,6 +47,8 @@ export function postgresTlsProblem(url: string | undefined): string | undefined 
     return `sslmode to be one of ${SSL_MODES.join(', ')} (allow and prefer may fall back to plain text)`;
   }
   if ((params.get('sslcert') === null) !== (params.get('sslkey') === null)) return 'sslcert and sslkey together';
+  // libpq's passphrase for an encrypted sslkey: not supported, so refused rather than ignored.
+  if (params.has('sslpassword')) return 'no sslpassword (the client key is read without a passphrase: give sslkey a decrypted key at mode 0600)';
   const root = params.get('sslrootcert');
   // libpq 16: sslrootcert=system makes verify-full the default and refuses any weaker mode.
   if (root === 'system' && mode !== null && mode !== 'verify-full') return 'sslmode=verify-full with sslrootcert=system (libpq refuses a weaker mode)';
@@ -68,6 +70,14 @@ export interface PostgresTls {
 export class PostgresTlsError extends Error {
   override readonly name = 'PostgresTlsError';
 }
+
+/** PEM's two marks of an encrypted key: PKCS#8 (`ENCRYPTED PRIVATE KEY`) and OpenSSL's traditional format (`Proc-Type: 4,ENCRYPTED`). */
+function isEncryptedKey(pem: Buffer): boolean {
+  const text = pem.toString('latin1');
+  return text.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----') || /^Proc-Type:\s*4,ENCRYPTED/m.test(text);
+}
+
+const ENCRYPTED_KEY = 'is encrypted: the service reads a client key without a passphrase (sslpassword is not supported); decrypt it (openssl pkey -in KEY -out PLAIN) and keep the file at mode 0600';
 
 /**
  * libpq refuses a client key that others may read (fe-secure-openssl.c): a regular file, of mode
@@ -110,7 +120,7 @@ export function postgresTls(url: string, variable: string): PostgresTls {
   const ca = read('sslrootcert');
   const cert = read('sslcert');
   const key = read('sslkey');
-  const keyProblem = keyFileProblem(params.get('sslkey'));
+  const keyProblem = keyFileProblem(params.get('sslkey')) ?? (key !== undefined && isEncryptedKey(key) ? ENCRYPTED_KEY : undefined);
   if (keyProblem !== undefined) throw new PostgresTlsError(`Invalid ${variable}: sslkey ${params.get('sslkey') ?? ''} ${keyProblem}.`);
   const rootGiven = params.get('sslrootcert') !== null;
   const host = decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1');

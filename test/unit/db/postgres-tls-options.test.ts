@@ -74,6 +74,22 @@ describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
     expect(postgresTls(url(query), 'DATABASE_URL').ssl).to.include({ rejectUnauthorized: true });
   });
 
+  it('an encrypted client key (PKCS#8 or the traditional PEM) stops the start with one line saying so, not a bad-decrypt error at the first connection', async () => {
+    const cert = join(dir, 'client.pem');
+    await writeFile(cert, 'certificate');
+    for (const [name, pem] of [
+      ['pkcs8.key', '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n'],
+      ['traditional.key', '-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,00\n\nMHc\n-----END EC PRIVATE KEY-----\n'],
+    ] as const) {
+      const key = join(dir, name);
+      await writeFile(key, pem, { mode: 0o600 });
+      expect(() => postgresTls(url(`sslmode=require&sslcert=${cert}&sslkey=${key}`), 'DATABASE_URL'), name).to.throw(
+        PostgresTlsError,
+        /^Invalid DATABASE_URL: sslkey \S+ is encrypted: the service reads a client key without a passphrase/,
+      );
+    }
+  });
+
   it('loadConfig refuses prefer, allow, unknown modes, sslcert without sslkey, certificates without sslmode and a weak mode with sslrootcert=system, naming the variable', () => {
     for (const query of [
       'sslmode=prefer',
@@ -87,8 +103,11 @@ describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
       'sslmode=require&sslrootcert=system',
       'sslmode=verify-ca&sslrootcert=system',
       'sslmode=disable&sslrootcert=system',
+      // A passphrase for an encrypted key is not supported: refused, not ignored.
+      'sslmode=verify-full&sslcert=/c.pem&sslkey=/k.pem&sslpassword=pass-phrase-9',
     ]) {
       expect(() => loadConfig({ DATABASE_URL: url(query) }), query).to.throw(ConfigError, /^Invalid DATABASE_URL: /);
+      expect(() => loadConfig({ DATABASE_URL: url(query) }), query).not.to.throw(/pass-phrase-9/);
       expect(() => loadConfig({ DATABASE_URL: url(''), DATABASE_DIRECT_URL: url(query) }), query).to.throw(ConfigError, /^Invalid DATABASE_DIRECT_URL: /);
     }
     expect(() => loadConfig({ DATABASE_DIRECT_URL: url('') })).to.throw(ConfigError, /^Invalid DATABASE_DIRECT_URL: expected DATABASE_URL to be set as well\.$/);
