@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import { applyMigrations } from './migrator.ts';
 import { ormOptions } from './orm-options.ts';
 import { answersWithin, boundedPoolOptions, guardPool, type DatabaseBounds } from './bounded-pool.ts';
-import { connectionFailureLine, connectionParts, postgresTls, type PostgresTls } from './postgres-tls.ts';
+import { connectionFailureLine, connectionParts, plainTextByDefault, postgresTls, type PostgresTls } from './postgres-tls.ts';
 
 /** R33: /readyz answers within 2 s whatever the database does. */
 const READINESS_TIMEOUT_MS = 1_500;
@@ -76,6 +76,14 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     // R48: the TLS settings of both URLs are read (files included) before anything connects.
     const tls: PostgresTls = embedded === undefined ? postgresTls(url, 'DATABASE_URL') : { mode: 'disable', ssl: false };
     const directTls = direct === undefined ? undefined : postgresTls(direct, 'DATABASE_DIRECT_URL');
+    for (const [variable, candidate] of [['DATABASE_URL', embedded === undefined ? url : undefined], ['DATABASE_DIRECT_URL', direct]] as const) {
+      if (candidate !== undefined && plainTextByDefault(candidate)) {
+        logger?.warn(
+          { variable },
+          `${variable} names a host on another machine and no sslmode: the connection is plain text (unset means disable here; libpq would try TLS first). Set sslmode=verify-full (or require), or sslmode=disable to say plain text is meant (R48)`,
+        );
+      }
+    }
     orm = await MikroORM.init(
       ormOptions(url, embedded?.poolMax ?? config.dbPoolSize, logger, bounds, {
         preparedStatements: config.databasePreparedStatements,

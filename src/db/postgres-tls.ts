@@ -60,6 +60,21 @@ export function postgresTlsProblem(url: string | undefined): string | undefined 
   return undefined;
 }
 
+/**
+ * Whether a URL would send its password and data in plain text to another machine only because it
+ * names no sslmode: unset means disable here (R48's table above), where libpq would try TLS first
+ * (prefer). Loopback and Unix-socket hosts are this machine.
+ */
+export function plainTextByDefault(url: string): boolean {
+  const parsed = new URL(url);
+  if (parsed.searchParams.has('sslmode') || parsed.searchParams.get('sslrootcert') === 'system') return false;
+  const host = decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === '' || host.startsWith('/') || host === 'localhost' || host.endsWith('.localhost')) return false;
+  if (isIP(host) === 4) return !host.startsWith('127.');
+  if (isIP(host) === 6) return host !== '::1';
+  return true;
+}
+
 export interface PostgresTls {
   readonly mode: SslMode;
   /** The `ssl` option of node-postgres: false, or the TLS options that give libpq's meaning. */

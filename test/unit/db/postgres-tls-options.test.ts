@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { postgresTls, PostgresTlsError, withoutTlsParameters } from '../../../src/db/postgres-tls.ts';
+import { plainTextByDefault, postgresTls, PostgresTlsError, withoutTlsParameters } from '../../../src/db/postgres-tls.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 
 describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
@@ -87,6 +87,22 @@ describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
         PostgresTlsError,
         /^Invalid DATABASE_URL: sslkey \S+ is encrypted: the service reads a client key without a passphrase/,
       );
+    }
+  });
+
+  it('a URL to another machine without sslmode is plain text by default: said, so that the start can warn (libpq would try TLS first)', () => {
+    for (const plain of ['postgres://u:p@db.example.com/d', 'postgres://u:p@10.0.0.5:5432/d', 'postgres://u:p@[2001:db8::1]:5432/d']) {
+      expect(plainTextByDefault(plain), plain).to.equal(true);
+    }
+    for (const local of [
+      'postgres://u:p@127.0.0.1:5432/d',
+      'postgres://u:p@localhost/d',
+      'postgres://u:p@[::1]:5432/d',
+      'postgres://u:p@db.example.com/d?sslmode=disable',
+      'postgres://u:p@db.example.com/d?sslmode=require',
+      'postgres://u:p@db.example.com/d?sslrootcert=system',
+    ]) {
+      expect(plainTextByDefault(local), local).to.equal(false);
     }
   });
 
