@@ -55,9 +55,12 @@ async function privateDataDir(dataDir: string): Promise<string> {
 }
 
 /**
- * Opens (or joins) the embedded database under dataDir. `role`: a server joins another server
- * but waits for a tool (the admin command line) to finish and then opens PGlite itself: a tool
- * exits after one command, and its database with it.
+ * Opens (or joins) the embedded database under dataDir. `role`: a tool (the admin command line)
+ * joins whichever process serves it. A server never joins: the database goes away with the
+ * process that opened it, a tool after one command and a server when it stops, and a server
+ * left on its socket would answer 503 for ever. So a server waits for the holder to finish (a
+ * tool) or to stop (another server: the old one of a restart that overlaps) and then opens
+ * PGlite itself; one that does neither within the wait stops the start with one line.
  */
 export async function startEmbedded(dataDir: string, logger?: Logger, role: EmbeddedRole = 'tool'): Promise<EmbeddedServer> {
   const dir = await privateDataDir(dataDir);
@@ -66,6 +69,7 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
   // opening PGlite gives that one the whole wait too.
   let deadline = Date.now() + WAIT_FOR_OWNER_MS;
   let waitingFor: number | undefined;
+  let newHolder = false;
   for (;;) {
     if (await claimLock(lockPath, role)) return openAsOwner(dir, lockPath, role, logger);
     const lock = await readLock(lockPath);
@@ -77,13 +81,21 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
     if (lock.pid !== waitingFor) {
       waitingFor = lock.pid;
       deadline = Date.now() + WAIT_FOR_OWNER_MS;
+      newHolder = true;
     }
-    if (role === 'server' && lock.role === 'tool') {
+    if (role === 'server') {
       if (Date.now() > deadline) {
         throw new Error(
-          `The embedded database in ${dir} is held by process ${lock.pid} (an admin or migrate command), which has not finished; ` +
-            `wait for it or stop it, then start again.`,
+          lock.role === 'tool'
+            ? `The embedded database in ${dir} is held by process ${lock.pid} (an admin or migrate command), which has not finished; ` +
+                `wait for it or stop it, then start again.`
+            : `The embedded database in ${dir} is served by process ${lock.pid}, another npm start: the embedded database serves one ` +
+                `instance. Stop that one first (this start waits up to ${WAIT_FOR_OWNER_MS / 1000} s for it), or use PostgreSQL (DATABASE_URL) for several.`,
         );
+      }
+      if (newHolder) {
+        newHolder = false;
+        logger?.info({ pid: lock.pid, holder: lock.role }, 'the embedded database is held by another process: waiting for it to finish or stop');
       }
       await sleep(100);
       continue;

@@ -91,6 +91,46 @@ describe('embedded database lock file handoff (R3)', () => {
     }
   });
 
+  it('a server does not join another server either: it waits for it to stop (a restart that overlaps), then opens PGlite itself, with the data (R3, R49)', async () => {
+    // The first server holds PGlite and serves its socket until told to stop.
+    const first = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `
+        const { startEmbedded } = await import(${JSON.stringify(EMBEDDED)});
+        const held = await startEmbedded(${JSON.stringify(dataDir)}, undefined, 'server');
+        process.stdout.write('held\\n');
+        process.stdin.resume();
+        process.stdin.on('end', async () => { await held.close(); process.exit(0); });`],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        first.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
+        first.once('exit', () => reject(new Error('the first server exited before it held the database')));
+      });
+      // A tool joins it and writes through it.
+      const tool = await openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true });
+      const customer = newEntityManager(tool).create(Customer, { name: 'written through the first server' });
+      await newEntityManager(tool).persist(customer).flush();
+      await tool.close();
+      // A second server waits: joined, it would answer 503 for ever once the first one stops.
+      let opened = false;
+      const second = openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true, embeddedRole: 'server' }).then((db) => ((opened = true), db));
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(opened, 'the second server did not join the first').to.equal(false);
+      first.stdin.end();
+      const db = await second;
+      try {
+        expect(JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8'))).to.include({ pid: process.pid, role: 'server' });
+        expect((await newEntityManager(db).findAll(Customer)).map((c) => c.name)).to.deep.equal(['written through the first server']);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      first.kill();
+    }
+  });
+
   it('a lock file whose pid is dead is stale: the next process opens PGlite itself (R3)', async () => {
     await writeFile(join(dataDir, LOCK_FILE_NAME), JSON.stringify({ pid: deadPid(), socketDir: '/nowhere' }), { mode: 0o600 });
     const db = await openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true });
