@@ -248,7 +248,7 @@ async function serve({ config, logger, overrides, contract, database, ownsDataba
   });
   // R37: a burst of new connections queues (up to the kernel's somaxconn) instead of being
   // refused, and is taken off that queue by several sockets at once (accept-sockets.ts).
-  const acceptSockets = await listenOnAcceptSockets(server, {
+  const acceptSockets = await naming('PORT', () => listenOnAcceptSockets(server, {
     port: config.port,
     host: config.host,
     backlog: config.listenBacklog,
@@ -257,7 +257,7 @@ async function serve({ config, logger, overrides, contract, database, ownsDataba
     onAcceptError: everySecondAtMost((error: NodeJS.ErrnoException, dropped: number) =>
       logger.error({ code: error.code, dropped }, 'connections dropped: accepting failed (file descriptors or memory exhausted)'),
     ),
-  });
+  }));
   // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
   // the background, by one instance at a time.
   const sweeper = new ExpirySweeper({
@@ -273,7 +273,7 @@ async function serve({ config, logger, overrides, contract, database, ownsDataba
   const { address } = acceptSockets;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  const metricsUrl = await observability.listen();
+  const metricsUrl = await naming('METRICS_PORT', () => observability.listen());
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -350,4 +350,16 @@ async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/**
+ * A listener that cannot listen (a port in use, an address not on this host) stops the start
+ * with its one line naming the variable of that port, as a bad value does (operator-interface.md).
+ */
+async function naming<T>(variable: 'PORT' | 'METRICS_PORT', listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    throw new Error(`${variable}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
