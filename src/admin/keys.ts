@@ -9,6 +9,8 @@ import { requireApiKey, requireCustomer, requireNonBlank } from './lookups.ts';
 
 interface KeyListItem {
   apiKeyId: string;
+  /** The label given at `key create --name`, so that an operator can tell keys apart; null without one. */
+  name: string | null;
   prefix: string;
   status: ApiKeyStatus;
   /** R53: live or test. */
@@ -58,6 +60,7 @@ export async function listKeys(em: EntityManager, input: { customerId: string })
   return {
     keys: keys.map((key) => ({
       apiKeyId: key.id,
+      name: key.name ?? null,
       prefix: key.prefix,
       status: key.status,
       mode: key.mode,

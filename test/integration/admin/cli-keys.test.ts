@@ -10,7 +10,7 @@ import { createCustomerFixture, openOrm, testEm, withServerDatabase } from '../.
 import { admin, adminJson, keysOf } from '../../support/run-admin.ts';
 
 interface KeyList {
-  keys: { apiKeyId: string; prefix: string; status: string; createdAt: string; lastUsedAt: string | null }[];
+  keys: { apiKeyId: string; name: string | null; prefix: string; status: string; createdAt: string; lastUsedAt: string | null }[];
 }
 
 describe('admin key (R26, R27)', () => {
@@ -25,7 +25,7 @@ describe('admin key (R26, R27)', () => {
 
   it('key list shows keys without secrets, in exactly the documented shape (R26, R27)', async () => {
     const { customerId, apiKeyId } = await createCustomerFixture();
-    const second = await adminJson<{ apiKeyId: string; apiKey: string }>('key', 'create', '--customer', customerId);
+    const second = await adminJson<{ apiKeyId: string; apiKey: string }>('key', 'create', '--customer', customerId, '--name', 'billing worker');
     const used = new Date('2026-05-04T03:02:01.000Z');
     await (await testEm()).nativeUpdate(ApiKey, second.apiKeyId, { lastUsedAt: used });
     const result = await admin('key', 'list', '--customer', customerId, '--json');
@@ -33,11 +33,12 @@ describe('admin key (R26, R27)', () => {
     expect(keysOf(list)).to.deep.equal(['keys']);
     expect(list.keys.map((k) => k.apiKeyId)).to.deep.equal([apiKeyId, second.apiKeyId]);
     for (const key of list.keys) {
-      // The operator interface's fields, plus the key's mode (R53).
-      expect(keysOf(key)).to.deep.equal(['apiKeyId', 'createdAt', 'lastUsedAt', 'mode', 'prefix', 'status']);
+      // The operator interface's fields, plus the key's mode (R53) and the label it was made with.
+      expect(keysOf(key)).to.deep.equal(['apiKeyId', 'createdAt', 'lastUsedAt', 'mode', 'name', 'prefix', 'status']);
       expect(key.createdAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/);
       expect(key.prefix).to.match(/^ers_live_[0-9A-Za-z]{3}$/);
     }
+    expect(list.keys.map((k) => k.name)).to.deep.equal([null, 'billing worker']);
     expect(list.keys[0]?.lastUsedAt).to.equal(null);
     expect(list.keys[1]?.lastUsedAt).to.equal(used.toISOString());
     expect(result.stdout).not.to.include(second.apiKey);
