@@ -171,9 +171,16 @@ function parse(argv: string[]): { run: Run; json: boolean } {
     ...command.strings.map((o) => [o, { type: 'string' as const }]),
     ...[...command.flags, 'json'].map((o) => [o, { type: 'boolean' as const }]),
   ]);
+  // A negative number after an option that takes a value is that value (parseArgs would call
+  // `--monthly-limit -1` ambiguous): the option's own check then says what it accepts.
+  const args = argv.slice(name.split(' ').length);
+  for (let i = 0; i < args.length - 1; i++) {
+    const option = args[i]?.startsWith('--') ? args[i]?.slice(2) : undefined;
+    if (option !== undefined && command.strings.includes(option) && /^-\d/.test(args[i + 1] ?? '')) args.splice(i, 2, `--${option}=${args[i + 1]}`);
+  }
   let values: Values;
   try {
-    values = parseArgs({ args: argv.slice(name.split(' ').length), options, strict: true }).values as Values;
+    values = parseArgs({ args, options, strict: true }).values as Values;
   } catch (error) {
     // parseArgs explains unknown options, stray arguments and missing values.
     throw new AdminInputError(`${(error as Error).message.split('\n')[0]} (command "${name}")`);

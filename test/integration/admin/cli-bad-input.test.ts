@@ -33,7 +33,8 @@ describe('admin bad input exits 1 with one line and changes nothing (operator-in
     const before = await countAllRows();
     const code = `bad-${randomUUID()}`;
     await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '12x'], /--monthly-limit/);
-    await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '-1'], /--monthly-limit/);
+    // The option's own message, not parseArgs' "argument is ambiguous".
+    await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '-1'], /^Invalid --monthly-limit: expected a whole number, got "-1"/);
     await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '1.5'], /--monthly-limit/);
     await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '9999999999'], /monthly limit/);
     await expectRejected(['bootstrap', '--name', 'x', '--monthly-limit', 'lots'], /--monthly-limit/);
