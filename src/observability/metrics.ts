@@ -186,7 +186,7 @@ export class ServiceMetrics {
         this.set({ state: 'limit' }, state?.limit ?? 0);
       },
     });
-    const poolMax = new Gauge({ name: 'ers_db_pool_max_connections', help: 'Configured size of the database pool (DB_POOL_SIZE).', registers });
+    const poolMax = new Gauge({ name: 'ers_db_pool_max_connections', help: "Size of the database pool: DB_POOL_SIZE, or the embedded database's fixed pool of 4.", registers });
     poolMax.set(sources.poolMax ?? 0);
     this.#zero();
   }
