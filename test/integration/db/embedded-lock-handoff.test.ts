@@ -3,19 +3,55 @@
 // its socket's directory in DATA_DIR/embedded-postgres.json; a second process connects there (R49). A lock left
 // by a dead process is replaced.
 import { expect } from 'chai';
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Readable, Writable } from 'node:stream';
 import { loadConfig } from '../../../src/config.ts';
 import { Customer } from '../../../src/accounts/customer.entity.ts';
-import { newEntityManager, openDatabase } from '../../../src/db/database.ts';
+import { newEntityManager, openDatabase, type Database } from '../../../src/db/database.ts';
 import { LOCK_FILE_NAME } from '../../../src/db/embedded-lock.ts';
 
 const run = promisify(execFile);
 const ADMIN = new URL('../../../src/cli/admin.ts', import.meta.url).pathname;
 const EMBEDDED = new URL('../../../src/db/embedded.ts', import.meta.url).pathname;
+
+/**
+ * A child process that holds the embedded database of `dataDir` in `role` (a tool, as `npm run
+ * admin` does while it runs one command, or a server), until its stdin ends.
+ */
+async function holderOf(dataDir: string, role: 'tool' | 'server'): Promise<ChildProcessByStdio<Writable, Readable, null>> {
+  const holder = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', `
+      const { startEmbedded } = await import(${JSON.stringify(EMBEDDED)});
+      const held = await startEmbedded(${JSON.stringify(dataDir)}, undefined, ${JSON.stringify(role)});
+      process.stdout.write('held\\n');
+      process.stdin.resume();
+      process.stdin.on('end', async () => { await held.close(); process.exit(0); });`],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
+    holder.once('exit', () => reject(new Error(`the ${role} exited before it held the database`)));
+  });
+  return holder;
+}
+
+/**
+ * A server opening `dataDir`'s database, checked to be still waiting 700 ms later (it did not
+ * join the holder); `opening` settles once it has opened it. (Wrapped: an async function's
+ * promise would wait for the inner one.)
+ */
+async function waitingServer(dataDir: string): Promise<{ opening: Promise<Database> }> {
+  let opened = false;
+  const opening = openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true, embeddedRole: 'server' }).then((db) => ((opened = true), db));
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  expect(opened, 'the server did not join the holder').to.equal(false);
+  return { opening };
+}
 
 function deadPid(): number {
   // A process that has exited: its pid is not alive (it could only be reused much later).
@@ -51,34 +87,17 @@ describe('embedded database lock file handoff (R3)', () => {
   });
 
   it('a server does not join a tool (the admin command line) that holds the database: it waits for it to finish, then opens PGlite itself (R3, R33)', async () => {
-    // A tool holds PGlite (as `npm run admin` does while it runs one command) until told to exit.
-    const tool = spawn(
-      process.execPath,
-      ['--input-type=module', '-e', `
-        const { startEmbedded } = await import(${JSON.stringify(EMBEDDED)});
-        const held = await startEmbedded(${JSON.stringify(dataDir)}, undefined, 'tool');
-        process.stdout.write('held\\n');
-        process.stdin.resume();
-        process.stdin.on('end', async () => { await held.close(); process.exit(0); });`],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
+    const tool = await holderOf(dataDir, 'tool');
     try {
-      await new Promise<void>((resolve, reject) => {
-        tool.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
-        tool.once('exit', () => reject(new Error('the tool exited before it held the database')));
-      });
       expect(JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8'))).to.include({ pid: tool.pid, role: 'tool' });
       // Another tool joins it, as the admin command line joins a server.
       const guest = await openDatabase(loadConfig({ DATA_DIR: dataDir }));
       expect(JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8'))).to.include({ pid: tool.pid });
       await guest.close();
       // A server waits: it would lose its database the moment the tool exits.
-      let opened = false;
-      const server = openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true, embeddedRole: 'server' }).then((db) => ((opened = true), db));
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      expect(opened, 'the server did not join the tool').to.equal(false);
+      const server = await waitingServer(dataDir);
       tool.stdin.end();
-      const db = await server;
+      const db = await server.opening;
       try {
         const lock = JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8')) as { pid: number; role: string };
         expect(lock).to.include({ pid: process.pid, role: 'server' });
@@ -92,34 +111,17 @@ describe('embedded database lock file handoff (R3)', () => {
   });
 
   it('a server does not join another server either: it waits for it to stop (a restart that overlaps), then opens PGlite itself, with the data (R3, R49)', async () => {
-    // The first server holds PGlite and serves its socket until told to stop.
-    const first = spawn(
-      process.execPath,
-      ['--input-type=module', '-e', `
-        const { startEmbedded } = await import(${JSON.stringify(EMBEDDED)});
-        const held = await startEmbedded(${JSON.stringify(dataDir)}, undefined, 'server');
-        process.stdout.write('held\\n');
-        process.stdin.resume();
-        process.stdin.on('end', async () => { await held.close(); process.exit(0); });`],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
+    const first = await holderOf(dataDir, 'server');
     try {
-      await new Promise<void>((resolve, reject) => {
-        first.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
-        first.once('exit', () => reject(new Error('the first server exited before it held the database')));
-      });
       // A tool joins it and writes through it.
       const tool = await openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true });
       const customer = newEntityManager(tool).create(Customer, { name: 'written through the first server' });
       await newEntityManager(tool).persist(customer).flush();
       await tool.close();
       // A second server waits: joined, it would answer 503 for ever once the first one stops.
-      let opened = false;
-      const second = openDatabase(loadConfig({ DATA_DIR: dataDir }), { migrate: true, embeddedRole: 'server' }).then((db) => ((opened = true), db));
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      expect(opened, 'the second server did not join the first').to.equal(false);
+      const second = await waitingServer(dataDir);
       first.stdin.end();
-      const db = await second;
+      const db = await second.opening;
       try {
         expect(JSON.parse(await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8'))).to.include({ pid: process.pid, role: 'server' });
         expect((await newEntityManager(db).findAll(Customer)).map((c) => c.name)).to.deep.equal(['written through the first server']);
