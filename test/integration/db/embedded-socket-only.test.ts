@@ -133,6 +133,24 @@ describe('embedded database on a Unix socket in a private DATA_DIR (R49)', funct
     expect(stdout.trim()).to.equal('EACCES');
   });
 
+  /**
+   * Starts the service with the environment `env` gives for a port that a plain listener holds
+   * (no SO_REUSEPORT, so the service cannot bind it too); expects exit 1 and returns its output.
+   */
+  async function failedStartWithTakenPort(env: (port: number) => Record<string, string>): Promise<string> {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      server = startServerProcess(env((blocker.address() as AddressInfo).port));
+      const exit = await server.exited;
+      const output = `${server.stdoutLines.join('\n')}\n${server.stderr()}`;
+      expect(exit.code, output).to.equal(1);
+      return output;
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  }
+
   for (const [what, long] of [
     ['a DATA_DIR that holds its socket', false],
     ['a DATA_DIR too long for a socket path (its socket in a directory under $TMPDIR)', true],
@@ -141,20 +159,9 @@ describe('embedded database on a Unix socket in a private DATA_DIR (R49)', funct
       const temporary = join(base, 'tmp');
       await mkdir(temporary);
       const dataDir = long ? join(base, 'a'.repeat(60), 'b'.repeat(60)) : join(base, 'data');
-      // A plain listener (no SO_REUSEPORT), so that the service cannot bind the port too.
-      const blocker = createServer();
-      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-      try {
-        const port = (blocker.address() as AddressInfo).port;
-        server = startServerProcess({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), TMPDIR: temporary, LOG_LEVEL: 'info' });
-        const exit = await server.exited;
-        const output = `${server.stdoutLines.join('\n')}\n${server.stderr()}`;
-        expect(exit.code, output).to.equal(1);
-        // One line naming the variable of the port (operator-interface.md).
-        expect(output).to.match(/"err":"PORT: listen EADDRINUSE[^"]*","msg":"start failed"/);
-      } finally {
-        await new Promise((resolve) => blocker.close(resolve));
-      }
+      const output = await failedStartWithTakenPort((port) => ({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), TMPDIR: temporary, LOG_LEVEL: 'info' }));
+      // One line naming the variable of the port (operator-interface.md).
+      expect(output).to.match(/"err":"PORT: listen EADDRINUSE[^"]*","msg":"start failed"/);
       const left = await readdir(dataDir);
       expect(left, 'DATA_DIR after the failed start').not.to.include(LOCK_FILE_NAME);
       expect(left, 'DATA_DIR after the failed start').not.to.include(SOCKET_FILE_NAME);
@@ -166,18 +173,8 @@ describe('embedded database on a Unix socket in a private DATA_DIR (R49)', funct
 
   it('a METRICS_PORT in use stops the start with the line naming METRICS_PORT, after the API port listened, and leaves no lock file or socket', async () => {
     const dataDir = join(base, 'metrics-taken');
-    const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (blocker.address() as AddressInfo).port;
-      server = startServerProcess({ DATA_DIR: dataDir, PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(port), LOG_LEVEL: 'info' });
-      const exit = await server.exited;
-      const output = `${server.stdoutLines.join('\n')}\n${server.stderr()}`;
-      expect(exit.code, output).to.equal(1);
-      expect(output).to.match(/"err":"METRICS_PORT: listen EADDRINUSE[^"]*","msg":"start failed"/);
-    } finally {
-      await new Promise((resolve) => blocker.close(resolve));
-    }
+    const output = await failedStartWithTakenPort((port) => ({ DATA_DIR: dataDir, PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(port), LOG_LEVEL: 'info' }));
+    expect(output).to.match(/"err":"METRICS_PORT: listen EADDRINUSE[^"]*","msg":"start failed"/);
     const left = await readdir(dataDir);
     expect(left).not.to.include(LOCK_FILE_NAME);
     expect(left).not.to.include(SOCKET_FILE_NAME);
