@@ -69,7 +69,6 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
   // opening PGlite gives that one the whole wait too.
   let deadline = Date.now() + WAIT_FOR_OWNER_MS;
   let waitingFor: number | undefined;
-  let newHolder = false;
   for (;;) {
     if (await claimLock(lockPath, role)) return openAsOwner(dir, lockPath, role, logger);
     const lock = await readLock(lockPath);
@@ -81,7 +80,7 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
     if (lock.pid !== waitingFor) {
       waitingFor = lock.pid;
       deadline = Date.now() + WAIT_FOR_OWNER_MS;
-      newHolder = true;
+      if (role === 'server') logger?.info({ pid: lock.pid, holder: lock.role }, 'the embedded database is held by another process: waiting for it to finish or stop');
     }
     if (role === 'server') {
       if (Date.now() > deadline) {
@@ -92,10 +91,6 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
             : `The embedded database in ${dir} is served by process ${lock.pid}, another npm start: the embedded database serves one ` +
                 `instance. Stop that one first (this start waits up to ${WAIT_FOR_OWNER_MS / 1000} s for it), or use PostgreSQL (DATABASE_URL) for several.`,
         );
-      }
-      if (newHolder) {
-        newHolder = false;
-        logger?.info({ pid: lock.pid, holder: lock.role }, 'the embedded database is held by another process: waiting for it to finish or stop');
       }
       await sleep(100);
       continue;

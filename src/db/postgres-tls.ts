@@ -33,6 +33,11 @@ type SslMode = (typeof SSL_MODES)[number];
 
 const TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey'] as const;
 
+/** A URL's host as libpq reads it: percent-decoded (a socket directory), an IPv6 literal without its brackets. */
+function urlHost(parsed: URL): string {
+  return decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1');
+}
+
 /** Why a URL's TLS parameters are unusable, for the start's one line; undefined when they are fine. */
 export function postgresTlsProblem(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
@@ -68,7 +73,7 @@ export function postgresTlsProblem(url: string | undefined): string | undefined 
 export function plainTextByDefault(url: string): boolean {
   const parsed = new URL(url);
   if (parsed.searchParams.has('sslmode') || parsed.searchParams.get('sslrootcert') === 'system') return false;
-  const host = decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const host = urlHost(parsed).toLowerCase();
   if (host === '' || host.startsWith('/') || host === 'localhost' || host.endsWith('.localhost')) return false;
   if (isIP(host) === 4) return !host.startsWith('127.');
   if (isIP(host) === 6) return host !== '::1';
@@ -138,7 +143,7 @@ export function postgresTls(url: string, variable: string): PostgresTls {
   const keyProblem = keyFileProblem(params.get('sslkey')) ?? (key !== undefined && isEncryptedKey(key) ? ENCRYPTED_KEY : undefined);
   if (keyProblem !== undefined) throw new PostgresTlsError(`Invalid ${variable}: sslkey ${params.get('sslkey') ?? ''} ${keyProblem}.`);
   const rootGiven = params.get('sslrootcert') !== null;
-  const host = decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1');
+  const host = urlHost(parsed);
   const checkChain = mode !== 'require' || rootGiven;
   const ssl: ConnectionOptions = {
     ...(ca === undefined ? {} : { ca }),
@@ -163,7 +168,7 @@ export function postgresTls(url: string, variable: string): PostgresTls {
 export function connectionParts(url: string): { host: string; port: number; user: string; password: string; database: string } {
   const parsed = new URL(url);
   return {
-    host: decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1'),
+    host: urlHost(parsed),
     port: parsed.port === '' ? 5432 : Number(parsed.port),
     user: decodeURIComponent(parsed.username),
     password: decodeURIComponent(parsed.password),
