@@ -3,11 +3,11 @@
 // evidence_report_write_failed, a usage insert usage_recording_failed; either way nothing of the
 // attempt remains and the same key makes the one report once the lock is gone. Reads: step 1
 // reads the key and, in blocks of their own, the entitlement and the month's usage in one
-// statement (caller_facts); a usage read that waits past the bound is that step's 503
-// (current_usage_unavailable, quota_check_unavailable), not authentication's. PL/pgSQL's OTHERS
-// does not match the cancel (query_canceled), so the functions trap it by name. A server's own
-// statement_timeout is what cancels: the embedded database has none, so this runs on the server
-// in both of the suite's runs.
+// statement (caller_facts); an entitlement or usage read that waits past the bound is that
+// step's 503 (entitlement_check_unavailable, current_usage_unavailable, quota_check_unavailable),
+// not authentication's. PL/pgSQL's OTHERS does not match the cancel (query_canceled), so the
+// functions trap it by name. A server's own statement_timeout is what cancels: the embedded
+// database has none, so this runs on the server in both of the suite's runs.
 import { expect } from 'chai';
 import pg from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -77,6 +77,17 @@ describe('a step that outlives statement_timeout is its own 503 (R15, R33)', fun
     expect(performance.now() - started, 'answered once the bound ran out, not before').to.be.at.least(STATEMENT_TIMEOUT_MS);
     expect(await customerTotals(customer.customerId, orm.em.fork())).to.deep.equal({ reports: 0, units: 0, claims: 0 });
     expect((await send(service.url, 'GET', '/v1/usage/current', { headers: { 'x-api-key': customer.apiKey } })).status).to.equal(200);
+    expect((await client.create(VALID_BODY)).status).to.equal(201);
+  });
+
+  it('product_entitlement locked against reads: POST 503 entitlement_check_unavailable after the bound (spec section 5 item 8), 201 once it is gone', async () => {
+    const customer = await createCustomerFixture({}, orm.em.fork());
+    const client = caller(service.url, customer, ledger);
+    const started = performance.now();
+    const created = await whileLocked('product_entitlement', 'access exclusive', () => client.create(VALID_BODY));
+    expectApiError(created, 'entitlement_check_unavailable');
+    expect(performance.now() - started, 'answered once the bound ran out, not before').to.be.at.least(STATEMENT_TIMEOUT_MS);
+    expect(await customerTotals(customer.customerId, orm.em.fork())).to.deep.equal({ reports: 0, units: 0, claims: 0 });
     expect((await client.create(VALID_BODY)).status).to.equal(201);
   });
 
