@@ -171,7 +171,7 @@ describe('embedded database on a Unix socket in a private DATA_DIR (R49)', funct
     });
   }
 
-  it('a METRICS_PORT in use stops the start with the line naming METRICS_PORT, after the API port listened, and leaves no lock file or socket', async () => {
+  it('a METRICS_PORT in use stops the start with the line naming METRICS_PORT (operator-interface.md), after the API port listened, and leaves no lock file or socket (R49)', async () => {
     const dataDir = join(base, 'metrics-taken');
     const output = await failedStartWithTakenPort((port) => ({ DATA_DIR: dataDir, PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(port), LOG_LEVEL: 'info' }));
     expect(output).to.match(/"err":"METRICS_PORT: listen EADDRINUSE[^"]*","msg":"start failed"/);

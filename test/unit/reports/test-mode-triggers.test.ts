@@ -21,7 +21,7 @@ describe('test mode, unit tier: error triggers at their steps, the offline gener
     }
   });
 
-  it('reads the triggerable code of the earliest step in the text (the first named within one step); other names are no trigger', () => {
+  it('reads the triggerable code of the earliest step in the text (the first named within one step); other names are no trigger (R53)', () => {
     expect(triggerIn('a ers_test_trigger:not_a_code b ers_test_trigger:quota_exceeded')).to.equal('quota_exceeded');
     // A request failing at steps 6 and 9-10 fails at 6, whatever the order of the names.
     expect(triggerIn('ers_test_trigger:internal_error ers_test_trigger:quota_exceeded')).to.equal('quota_exceeded');

@@ -17,7 +17,7 @@ interface Line {
   requestId?: string;
 }
 
-describe('process warnings as log lines', () => {
+describe('process warnings as log lines, with the requestId and without secrets (R41, R26)', () => {
   it('a warning raised while serving a request is a warn line with its requestId, its text with secrets replaced', async () => {
     const logger = captureLogger();
     const stop = logProcessWarnings(logger, ['s3cret-password']);
