@@ -131,7 +131,8 @@ export async function createApiFront(options: ApiFrontOptions): Promise<ApiFront
         .filter((candidate) => api.router.matchOperation({ ...request, method: candidate.method }))
         .map((candidate) => candidate.method.toUpperCase());
       if (methods.length === 0) throw new ApiError('not_found');
-      throw new ApiError('method_not_allowed', { headers: { allow: [...new Set(methods)].join(', ') } });
+      // One operation per method and path in the contract, so each method once.
+      throw new ApiError('method_not_allowed', { headers: { allow: methods.join(', ') } });
     }
     ctx.state.operationId = contract.operationId;
     return { contract, operation: options.operations[contract.operationId ?? ''] as Operation };
