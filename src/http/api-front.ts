@@ -126,12 +126,11 @@ export async function createApiFront(options: ApiFrontOptions): Promise<ApiFront
     const request = contractRequest(ctx, NO_INTAKE);
     const contract = api.router.matchOperation(request);
     if (!contract) {
-      const methods = api.router
-        .getOperations()
-        .filter((candidate) => api.router.matchOperation({ ...request, method: candidate.method }))
-        .map((candidate) => candidate.method.toUpperCase());
+      // The contract's methods under which this path matches an operation.
+      const methods = [...new Set(api.router.getOperations().map((operation) => operation.method.toUpperCase()))].filter((method) =>
+        api.router.matchOperation({ ...request, method }),
+      );
       if (methods.length === 0) throw new ApiError('not_found');
-      // One operation per method and path in the contract, so each method once.
       throw new ApiError('method_not_allowed', { headers: { allow: methods.join(', ') } });
     }
     ctx.state.operationId = contract.operationId;
