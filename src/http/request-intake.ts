@@ -29,16 +29,23 @@ function readIdempotencyKey(req: IncomingMessage): string | undefined {
   return key;
 }
 
-/** Reads at most `maxBytes`; a longer body is a 400 invalid_request_payload (R6: no 413). */
+/**
+ * Reads at most `maxBytes`; a longer body is a 400 invalid_request_payload (R6: no 413).
+ * A body that declares its length is refused before it is read; node:http then reads and drops
+ * the declared rest, so the connection stays usable. A body without a length (chunked) is read
+ * only up to the limit, since its rest may never end: the connection then cannot carry another
+ * request, and the answer says `connection: close`, or a keep-alive client would send its next
+ * request onto a socket that is being reset.
+ */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const tooLarge = () => new ApiError('invalid_request_payload', { details: { pointer: '', rule: 'maxBodySize' } });
+  const tooLarge = (headers?: Record<string, string>) => new ApiError('invalid_request_payload', { details: { pointer: '', rule: 'maxBodySize' }, ...(headers && { headers }) });
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     total += chunk.length;
-    if (total > maxBytes) throw tooLarge();
+    if (total > maxBytes) throw tooLarge({ connection: 'close' });
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, total);
