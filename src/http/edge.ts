@@ -16,6 +16,9 @@ import { markArrival } from './arrival.ts';
 
 type EdgeConfig = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
 
+/** How much shorter than KEEP_ALIVE_TIMEOUT_MS the Keep-Alive hint is (a bound of a second or less is hinted as 0). */
+const HINT_MARGIN_MS = 1_000;
+
 /**
  * R51 as node:http options: headers within HEADERS_TIMEOUT_MS, the whole request within
  * REQUEST_TIMEOUT_MS (both answered 408 and closed), an idle keep-alive connection closed after
@@ -24,13 +27,17 @@ type EdgeConfig = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAl
  * shorter bound, at most a second.
  */
 export function edgeServerOptions(config: EdgeConfig): ServerOptions {
+  // An idle connection is closed at KEEP_ALIVE_TIMEOUT_MS exactly; clients are told a second
+  // less (node hints `Keep-Alive: timeout=` as keepAliveTimeout in whole seconds, rounded down,
+  // and closes keepAliveTimeoutBuffer later). A client may reuse a connection until the hint:
+  // were the hint the close itself (5 s and 5 s), a request sent just inside it would cross the
+  // close on the wire and be lost, a POST that cannot be retried safely.
+  const hintMs = config.keepAliveTimeoutMs > HINT_MARGIN_MS ? config.keepAliveTimeoutMs - HINT_MARGIN_MS : config.keepAliveTimeoutMs;
   return {
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    // Node waits this much past keepAliveTimeout by default; the bound is the bound. (Clients
-    // are told `Keep-Alive: timeout=` in whole seconds, rounded down, so they stop first.)
-    keepAliveTimeoutBuffer: 0,
+    keepAliveTimeout: hintMs,
+    keepAliveTimeoutBuffer: config.keepAliveTimeoutMs - hintMs,
     connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
     // Node answers an HTTP/1.1 request without Host with a bare 400 of its own, before any
     // handler and without R9's headers. The service names no virtual hosts, so it serves it like

@@ -245,3 +245,49 @@ describe('an answer the client does not take is abandoned after REQUEST_TIMEOUT_
     expect(probe.received().length, 'less than the answer arrived').to.be.below(ANSWER.length);
   });
 });
+
+describe('the Keep-Alive hint and the idle close (R51)', () => {
+  // A client may reuse an idle connection until the hinted `Keep-Alive: timeout=` (undici does,
+  // less its own small threshold). Were the hint the close itself (5 s and 5 s), a request sent
+  // just inside it would cross the server's close on the wire and be lost, a POST with no safe
+  // retry. So the hint is at least a second short of KEEP_ALIVE_TIMEOUT_MS, which stays the close.
+  async function serve(keepAliveTimeoutMs: number): Promise<{ server: Server; url: string }> {
+    const server = createServer(edgeServerOptions({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs }), (_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return { server, url: `http://127.0.0.1:${port}` };
+  }
+
+  for (const [bound, hint] of [[5_000, 4], [2_500, 1], [1_999, 0], [900, 0], [60_000, 59]] as const) {
+    it(`KEEP_ALIVE_TIMEOUT_MS=${bound} is hinted as timeout=${hint}`, async () => {
+      const { server, url } = await serve(bound);
+      try {
+        const probe = await open(url);
+        probe.socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        await waitFor(() => probe.received().includes('\r\n\r\nok'), 2_000);
+        expect(probe.received().toString('latin1').toLowerCase()).to.include(`\r\nkeep-alive: timeout=${hint}\r\n`);
+        probe.socket.destroy();
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    });
+  }
+
+  it('the idle connection is still closed at KEEP_ALIVE_TIMEOUT_MS itself, not at the hint', async () => {
+    const bound = 2_500;
+    const { server, url } = await serve(bound);
+    try {
+      const probe = await open(url);
+      probe.socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await waitFor(() => probe.received().includes('\r\n\r\nok'), 2_000);
+      const answered = performance.now();
+      await within(probe.closed, bound + MARGIN_MS + 2_000, 'idle keep-alive');
+      const idle = performance.now() - answered;
+      expect(idle, 'not before the bound').to.be.at.least(bound - 50);
+      expect(idle, 'within the bound and a margin').to.be.below(bound + MARGIN_MS);
+    } finally {
+      server.close();
+    }
+  });
+});
