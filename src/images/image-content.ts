@@ -57,7 +57,10 @@ function* jpegSegments(bytes: Buffer): Generator<JpegSegment, 'unwalkable' | 'en
     if (bytes[at] !== 0xff) return 'unwalkable';
     const marker = bytes[at + 1] as number;
     if (marker === 0xff) {
-      at += 1; // fill byte
+      // Fill bytes: a run of them is skipped in one go (a generator step per byte cost 37 ms of
+      // the event loop for 10 MiB of them).
+      at += 1;
+      while (at + 1 < bytes.length && bytes[at + 1] === 0xff) at += 1;
       continue;
     }
     if (marker === 0xd9) {
@@ -92,7 +95,8 @@ export function jpegHasEnd(bytes: Buffer): boolean {
     if (step.done === true) return step.value === 'unwalkable';
     const { marker, at, length } = step.value;
     if (marker === 0xd9) return true;
-    if (marker === 0xda) return bytes.indexOf(EOI, at + 2 + length) !== -1;
+    // From the end: an end marker is at or near it (before a motion photo's video at most).
+    if (marker === 0xda) return bytes.lastIndexOf(EOI) >= at + 2 + length;
   }
 }
 
@@ -115,18 +119,31 @@ export function jpegScanCount(bytes: Buffer, stopAfter: number): number {
   if (at < 0) return 0;
   let scans = 1;
   while (scans <= stopAfter) {
-    const ff = bytes.indexOf(0xff, at);
-    if (ff < 0 || ff + 1 >= bytes.length) return scans;
+    const ff = nextSegmentMarker(bytes, at);
+    if (ff < 0) return scans;
     const marker = bytes[ff + 1] as number;
-    if (marker === 0x00 || marker === 0xff || (marker >= 0xd0 && marker <= 0xd7)) {
-      at = ff + 1; // stuffed byte, fill byte or restart marker: still entropy-coded data
-      continue;
-    }
     if (marker === 0xd9 || ff + 4 > bytes.length) return scans;
     if (marker === 0xda) scans += 1;
     at = ff + 2 + bytes.readUInt16BE(ff + 2);
   }
   return scans;
+}
+
+/**
+ * Where the next marker with a length (or EOI) starts, from `from` in entropy-coded data; -1
+ * when there is none. As libjpeg reads that data (jdhuff.c, jdmarker.c): FF 00 is a stuffed
+ * byte, FF FF a fill byte, and RSTn and TEM (FF 01) are markers without a length, so none of
+ * them ends the walk (TEM read as a length would skip up to 64 KB of scans unseen). A plain loop:
+ * an indexOf call per FF 00 pair cost 0.2 s of the event loop for 10 MiB of them, this 11 ms.
+ */
+function nextSegmentMarker(bytes: Buffer, from: number): number {
+  const last = bytes.length - 1;
+  for (let i = from; i < last; i++) {
+    if (bytes[i] !== 0xff) continue;
+    const marker = bytes[i + 1] as number;
+    if (marker !== 0x00 && marker !== 0xff && marker !== 0x01 && (marker < 0xd0 || marker > 0xd7)) return i;
+  }
+  return -1;
 }
 
 /** A JPEG frame's components as its SOF header declares them. */

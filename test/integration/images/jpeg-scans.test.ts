@@ -21,6 +21,42 @@ describe('the scans of a JPEG (R38: a bomb in time is refused before decoding)',
     expect(jpegScanCount(await manyScanJpeg(64, 64, 400), 100), 'stops counting past the bound').to.equal(101);
   });
 
+  it('scans behind a TEM marker are counted: TEM has no length in libjpeg (jdmarker.c: a parameterless marker, like RSTn)', async () => {
+    // A TEM (FF 01) between scans whose next two bytes are FF DA: read as a length, they would
+    // skip 65,498 bytes, which libjpeg reads as thousands of scans (a 490 KB file held a decoder
+    // thread for 33 s before TEM was read as libjpeg reads it).
+    const one = await manyScanJpeg(64, 64, 1);
+    const two = await manyScanJpeg(64, 64, 2);
+    const scanLength = two.length - one.length;
+    const head = one.subarray(0, one.length - 2 - scanLength);
+    const scan = one.subarray(one.length - 2 - scanLength, one.length - 2);
+    const hidden = Buffer.concat([head, Buffer.from([0xff, 0x01]), ...Array.from({ length: 300 }, () => scan), Buffer.from([0xff, 0xd9])]);
+    expect(jpegScanCount(hidden, 100)).to.equal(101);
+    let refusal: unknown;
+    try {
+      await normalizer.normalize(hidden, 'image/jpeg');
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).to.be.instanceOf(ImageRefusal);
+    expect(refusal).to.include({ kind: 'rejected', reason: 'too_many_scans' });
+  });
+
+  it('stuffed entropy-coded data (FF 00 pairs), fill bytes and restart markers are walked as data, not as markers', async () => {
+    const one = await manyScanJpeg(64, 64, 1);
+    const two = await manyScanJpeg(64, 64, 2);
+    const scanLength = two.length - one.length;
+    const head = one.subarray(0, one.length - 2 - scanLength);
+    const scan = one.subarray(one.length - 2 - scanLength, one.length - 2);
+    const stuffed = Buffer.alloc(4096);
+    for (let i = 0; i < stuffed.length; i += 2) stuffed[i] = 0xff;
+    const data = Buffer.concat([stuffed, Buffer.from([0xff, 0xff, 0xff, 0x00, 0xff, 0xd3, 0x12, 0xff, 0x01, 0x34])]);
+    const file = Buffer.concat([head, data, ...Array.from({ length: 5 }, () => Buffer.concat([scan, data])), Buffer.from([0xff, 0xd9])]);
+    // The DC scan, then the five AC scans; FF D9 ends the count.
+    expect(jpegScanCount(file, 100)).to.equal(6);
+    expect(jpegScanCount(Buffer.concat([file, ...Array.from({ length: 200 }, () => scan)]), 100), 'nothing after the end of image counts').to.equal(6);
+  });
+
   it('a progressive JPEG of ordinary scans is accepted, and one of 100 scans still is', async () => {
     const progressive = await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#3a6' } }).jpeg({ progressive: true }).toBuffer();
     const { normalized } = await normalizer.normalize(progressive, 'image/jpeg');
