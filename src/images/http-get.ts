@@ -132,10 +132,13 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
       if (refusal !== undefined) return fail(refusal);
       const mimeType = acceptedMediaType(res.headers['content-type']) as ImageMimeType;
       const declared = res.headers['content-length'] === undefined ? undefined : Number(res.headers['content-length']);
-      const reserved = declared ?? maxBytes;
-      if (!options.reserve(reserved)) return fail(unavailable('budget'));
+      // The budget is reserved as the bytes arrive, not for the declared (or the largest
+      // allowed) length up front: a host that declares 10 MiB, or none, and then sends a trickle
+      // would otherwise hold 10 MiB of the budget per image until the deadline, and a customer
+      // naming such hosts could take the budget from every other customer for nothing.
+      let reserved = 0;
 
-      // With a declared length (at most maxBytes, checked above and reserved), the body is
+      // With a declared length (at most maxBytes, checked above), the body is
       // copied once into its final buffer; otherwise the chunks are joined at the end.
       const sized = declared === undefined ? undefined : Buffer.allocUnsafe(declared);
       const chunks: Buffer[] = [];
@@ -148,6 +151,8 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
         if (failure !== undefined) return;
         // Stop the moment the running total passes the limit, whatever was declared.
         if (total + chunk.length > maxBytes) return fail(rejected('too_large'));
+        if (!options.reserve(chunk.length)) return fail(unavailable('budget'));
+        reserved += chunk.length;
         if (sized) {
           if (total + chunk.length > sized.length) return fail(unavailable('length_mismatch'));
           chunk.copy(sized, total);

@@ -16,6 +16,14 @@ const late = (ms: number, chunked: boolean): Route => (_req, res) => {
   res.on('close', () => clearTimeout(timer));
 };
 
+/** Headers (a declared length, or none), 16 bytes of a PNG, then nothing until the client gives up. */
+const trickle = (declared: number | undefined): Route => (_req, res) => {
+  const headers: Record<string, string | number> = { 'Content-Type': 'image/png' };
+  if (declared !== undefined) headers['Content-Length'] = declared;
+  res.writeHead(200, headers);
+  res.write(PNG.subarray(0, 16));
+};
+
 describe('budget: a process-wide cap on image bytes in flight; over it, unavailable', () => {
   let server: ImageServer;
   before(async () => {
@@ -24,14 +32,33 @@ describe('budget: a process-wide cap on image bytes in flight; over it, unavaila
       '/late.png': late(300, true),
       '/late-declared.png': late(300, false),
       '/404': (_req, res) => res.writeHead(404).end(),
+      '/trickle.png': trickle(undefined),
+      '/trickle-declared.png': trickle(1024 * 1024),
     }).listen();
   });
   after(() => server.close());
 
-  it('refuses a fetch whose reservation (maxBytes when no length is declared) exceeds the budget', async () => {
-    const budget = new ByteBudget(1000);
-    const fetcher = localFetcher({ maxBytes: 4096, budget });
-    await expectFailure(fetcher.fetch([server.url('/late.png')]), { kind: 'unavailable', reason: 'budget' });
+  it('reserves the bytes as they arrive: a body larger than the room left is unavailable (budget)', async () => {
+    const budget = new ByteBudget(PNG.length - 1);
+    await expectFailure(localFetcher({ maxBytes: 4096, budget }).fetch([server.url('/late.png')]), { kind: 'unavailable', reason: 'budget' });
+    expect(budget.used).to.equal(0);
+    // The same body fits a budget of its own size, with or without a declared length.
+    const fits = new ByteBudget(PNG.length);
+    const [image] = await localFetcher({ maxBytes: 4096, budget: fits }).fetch([server.url('/late.png')]);
+    expect(image?.sizeBytes).to.equal(PNG.length);
+  });
+
+  it('a host that declares a large length, or none, and then trickles holds only what it sent, not the whole image allowance (R39)', async () => {
+    // Before its body arrives, a fetch holds nothing of the budget: a customer naming hosts that
+    // stall cannot take the budget from everyone else's images for the length of the deadline.
+    const budget = new ByteBudget(1024 * 1024);
+    const fetcher = localFetcher({ maxBytes: 1024 * 1024, budget, timeoutMs: 600 });
+    const stalled = Promise.allSettled([fetcher.fetch([server.url('/trickle-declared.png')]), fetcher.fetch([server.url('/trickle.png')])]);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(budget.used, 'the 16 bytes each host sent').to.equal(32);
+    const [image] = await localFetcher({ maxBytes: 1024 * 1024, budget }).fetch([server.url('/x.png')]);
+    expect(image?.sizeBytes, 'another fetch still finds room').to.equal(PNG.length);
+    await stalled;
     expect(budget.used).to.equal(0);
   });
 
@@ -43,15 +70,15 @@ describe('budget: a process-wide cap on image bytes in flight; over it, unavaila
   });
 
   it('makes concurrent fetches beyond the budget unavailable, across fetchers sharing it', async () => {
-    const budget = new ByteBudget(6000);
+    const budget = new ByteBudget(PNG.length * 3 - 1);
     const a = localFetcher({ maxBytes: 4096, budget });
     const b = localFetcher({ maxBytes: 4096, budget });
-    const first = a.fetch([server.url('/late.png')]);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(budget.used).to.equal(4096);
-    await expectFailure(b.fetch([server.url('/late.png')]), { kind: 'unavailable', reason: 'budget' });
-    await first;
-    expect(budget.used).to.equal(0);
+    const first = a.fetch([server.url('/x.png'), server.url('/x.png')], undefined, { lease: new BudgetLease(budget) });
+    const held = await first;
+    expect(held).to.have.length(2);
+    expect(budget.used).to.equal(PNG.length * 2);
+    // The first caller's bytes stay on its lease: the second finds room for neither of its images' bodies.
+    await expectFailure(b.fetch([server.url('/x.png')]), { kind: 'unavailable', reason: 'budget' });
   });
 
   it('within one call, the images beyond the budget make the call unavailable at their index', async () => {
