@@ -156,3 +156,32 @@ describe('the API front: route, step 1, step 2, operation, in the specification 
     expect(rig.inputs[0]?.params).to.deep.equal({ id });
   });
 });
+
+describe('the response check (every API response is checked against the contract)', () => {
+  const checker = async () =>
+    (
+      await createApiFront({
+        document: contract.document,
+        authenticate: async () => principal(),
+        operations: Object.fromEntries(['createEvidenceReport', 'getCurrentUsage', 'getEvidenceReport'].map((id) => [id, { handle: () => Promise.reject(new Error('not called')) }])),
+        bodyMaxBytes: 1024,
+      })
+    ).checkResponse;
+  const usage = {
+    period: { startsAt: '2026-11-01T00:00:00.000Z', endsAt: '2026-12-01T00:00:00.000Z' },
+    usage: [{ operation: 'evidence_report', used: 1, limit: 10, remaining: 9 }],
+  };
+  const headers = { 'x-request-id': '5f0c6c1e-8d2b-4a4e-9d55-0d6b1f3a2c11', 'cache-control': 'no-store' };
+
+  it('passes a documented status with a conforming body', async () => {
+    expect((await checker())('getCurrentUsage', 200, usage, headers)).to.deep.equal([]);
+  });
+
+  it('refuses a status the operation does not list, whatever the body (openapi-backend alone finds no schema and says nothing)', async () => {
+    const check = await checker();
+    const envelope = { error: { code: 'invalid_request_payload', message: 'x', requestId: headers['x-request-id'] } };
+    for (const [operation, status] of [['getCurrentUsage', 418], ['getCurrentUsage', 422], ['createEvidenceReport', 404], ['getEvidenceReport', 409]] as const) {
+      expect(check(operation, status, envelope, headers), `${operation} ${status}`).to.have.length(1);
+    }
+  });
+});
