@@ -37,7 +37,7 @@ import { ExpirySweeper } from './maintenance/expiry-sweeper.ts';
 import { applyEgressProxy, proxyConfigured } from './shared/egress-proxy.ts';
 import { AdmissionControl } from './http/admission-control.ts';
 import { listenOnAcceptSockets } from './http/accept-sockets.ts';
-import { answerClientError, edgeListener, edgeServerOptions } from './http/edge.ts';
+import { clientErrorAnswerer, edgeListener, edgeServerOptions } from './http/edge.ts';
 import { readinessGate, readyUnlessDraining } from './http/readiness-gate.ts';
 import { CustomerInFlight } from './rate-limit/customer-in-flight.ts';
 
@@ -241,7 +241,7 @@ async function serve({ config, logger, overrides, contract, database, ownsDataba
   // lets a server ignore an expectation it does not know (section 10.1.1), so it is served.
   server.on('checkExpectation', listener);
   // R51's timeouts and malformed heads are answered with R9's headers, not Node's bare line.
-  server.on('clientError', answerClientError);
+  server.on('clientError', clientErrorAnswerer({ logger, telemetry, headersTimeoutMs: config.headersTimeoutMs }));
   server.on('connection', (socket: Socket) => {
     unused.add(socket);
     socket.once('close', () => unused.delete(socket));

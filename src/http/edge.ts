@@ -46,6 +46,21 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
   };
 }
 
+/** Answers the edge cut short (R51's timeouts): their requests are logged and counted as 408, not 499. */
+const cutByEdge = new WeakSet<ServerResponse>();
+
+/** True when the edge answered this request's response itself, with 408, and closed its connection. */
+export function answeredByEdge(res: ServerResponse): boolean {
+  return cutByEdge.has(res);
+}
+
+interface ClientErrorOptions {
+  logger: Logger;
+  telemetry: Telemetry;
+  /** HEADERS_TIMEOUT_MS: how long a head that timed out took, for the duration histogram. */
+  headersTimeoutMs: number;
+}
+
 /**
  * The server's 'clientError': a request node:http could not take (R51's timeouts, a malformed
  * or oversized head). Node's own answer is a bare status line; this one is closed the same way,
@@ -53,27 +68,43 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
  * request the service cannot read (400), the contract's error envelope.
  * As Node does, nothing is written once an answer has begun on the connection (a body that
  * timed out while its handler had already answered), nor to a peer that is gone.
+ * Each answer is logged and counted like any request, so that the id its client keeps names a
+ * line and an operator sees slow peers being cut: a head that never arrived whole (no operation
+ * is known) is logged here; a body that timed out belongs to a request the application already
+ * has, which keeps its own id and line, logged 408 there (requestContext, answeredByEdge).
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
-    // Only R51's timeouts keep node's own status (408: the request never arrived whole, so there
-    // is nothing to judge). Anything else is a request the service cannot read, 400
-    // `invalid_request_payload` in the envelope: headers over node's size limit (node says 431)
-    // and oversized chunk extensions (node says 413) among them, as a body over its limit is 400
-    // (R6: 431 and 413 are not in the contract, whose status lists SDKs and gateways build on).
-    const [status, reason] = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
-    const requestId = randomUUID();
-    const code: ErrorCode = 'invalid_request_payload';
-    const body = status === 400 ? JSON.stringify({ error: { code, message: ERROR_CATALOGUE[code].message, requestId } }) : '';
-    // Written, then the connection destroyed, as node:http itself does (the write goes out first).
-    socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\nx-request-id: ${requestId}\r\ncache-control: no-store\r\n` +
-        (body === '' ? '' : 'content-type: application/json; charset=utf-8\r\n') +
-        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
+export function clientErrorAnswerer({ logger, telemetry, headersTimeoutMs }: ClientErrorOptions): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (error, socket) => {
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+    if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+      // Only R51's timeouts keep node's own status (408: the request never arrived whole, so there
+      // is nothing to judge). Anything else is a request the service cannot read, 400
+      // `invalid_request_payload` in the envelope: headers over node's size limit (node says 431)
+      // and oversized chunk extensions (node says 413) among them, as a body over its limit is 400
+      // (R6: 431 and 413 are not in the contract, whose status lists SDKs and gateways build on).
+      const [status, reason] = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
+      const ownId = inFlight?.getHeader('x-request-id');
+      const requestId = typeof ownId === 'string' ? ownId : randomUUID();
+      const code: ErrorCode | undefined = status === 400 ? 'invalid_request_payload' : undefined;
+      const body = code === undefined ? '' : JSON.stringify({ error: { code, message: ERROR_CATALOGUE[code].message, requestId } });
+      // Written, then the connection destroyed, as node:http itself does (the write goes out first).
+      socket.write(
+        `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\nx-request-id: ${requestId}\r\ncache-control: no-store\r\n` +
+          (body === '' ? '' : 'content-type: application/json; charset=utf-8\r\n') +
+          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      // A request whose body timed out is logged by the application under its own id, as 408.
+      // (With a request in flight, any other error is its client ending the connection mid-body:
+      // that stays 499, a client gone.)
+      if (inFlight !== undefined) {
+        if (status === 408) cutByEdge.add(inFlight);
+      } else {
+        telemetry.request('', '', {}).end({ operation: undefined, status, code, seconds: status === 408 ? headersTimeoutMs / 1000 : 0 });
+        logger.info({ requestId, status, code, reason: error.code ?? 'unknown' }, 'request cut at the edge');
+      }
+    }
+    socket.destroy();
+  };
 }
 
 /** The API operations admission control guards, and the 503 code each is refused with (R52). */

@@ -8,11 +8,14 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AppState } from './app-state.ts';
 import { arrivalOf } from './arrival.ts';
+import { answeredByEdge } from './edge.ts';
 import { withRequestLog } from '../observability/request-log.ts';
 import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 /** The status a request is logged and counted with when its client went away first. */
 const CLIENT_CLOSED_REQUEST = 499;
+/** The status of a request the edge cut at REQUEST_TIMEOUT_MS (R51). */
+const REQUEST_TIMEOUT = 408;
 
 export function requestContext(logger: Logger, telemetry: Telemetry = noopTelemetry): Koa.Middleware<AppState> {
   return async (ctx, next) => {
@@ -40,7 +43,9 @@ export function requestContext(logger: Logger, telemetry: Telemetry = noopTeleme
       // stage threw: logged and counted as 499 ("client closed request", nginx's custom) with no
       // error code, so that the 5xx alert rules never read slow or impatient clients as an outage.
       const gone = aborter.signal.aborted;
-      const status = gone ? CLIENT_CLOSED_REQUEST : ctx.status;
+      // R51: a request whose body did not arrive within REQUEST_TIMEOUT_MS was answered 408 by
+      // the edge, under this request's id, and its connection closed: that is what is logged.
+      const status = gone ? (answeredByEdge(ctx.res) ? REQUEST_TIMEOUT : CLIENT_CLOSED_REQUEST) : ctx.status;
       const code = gone ? undefined : ctx.state.errorCode;
       observed.end({ operation, status, code, seconds: ms / 1000 });
       // R53: a test key's requests say so (the answer's ers-mode header), so its triggered 5xx are not read as outages.
