@@ -65,7 +65,9 @@ try {
     process.exit(1);
   }
   // One line (R48: a database that cannot be reached names its variable), never a password.
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-  logger.fatal({ err: redactSecrets(message, urlSecrets(config, process.env)) }, 'start failed');
+  const message = redactSecrets((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '', urlSecrets(config, process.env));
+  // At LOG_LEVEL=silent the logger prints nothing: the one line then goes to stderr, as for a bad value.
+  if (logger.isLevelEnabled('fatal')) logger.fatal({ err: message }, 'start failed');
+  else process.stderr.write(`start failed: ${message}\n`);
   process.exit(1);
 }

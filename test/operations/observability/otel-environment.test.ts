@@ -85,6 +85,21 @@ describe('the service with a bad OTEL_* value (R41)', () => {
     expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_PROTOCOL');
   });
 
+  it('at LOG_LEVEL=silent a failed start still says why: one line on stderr naming the variable (operator-interface.md)', async function () {
+    this.timeout(30_000);
+    const server = startServerProcess({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'silent', OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    try {
+      const { code } = await server.exited;
+      expect(code).to.equal(1);
+      const lines = server.stderr().split('\n').filter((l) => l.trim() !== '');
+      expect(lines).to.have.length(1);
+      expect(lines[0]).to.match(/^start failed: OTEL_EXPORTER_OTLP_PROTOCOL/);
+      expect(server.stdoutLines.filter((l) => l.trim() !== '')).to.deep.equal([]);
+    } finally {
+      server.kill();
+    }
+  });
+
   it('a traces endpoint with a token that cannot be parsed: exit 1, the variable named, the token in no line (R26)', async function () {
     this.timeout(30_000);
     const { code, failed, printed } = await failedStart({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel-user:CollectorT0ken@collector.example:99999/v1/traces' });
