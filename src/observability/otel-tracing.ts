@@ -27,8 +27,12 @@ import type { EgressProxy } from '../config.ts';
 import { proxyConfigured, proxyEnv } from '../shared/egress-proxy.ts';
 
 const SERVICE_NAME = 'evidence-report-service';
-/** How long SIGTERM waits for the last spans to be exported. */
-const SHUTDOWN_EXPORT_MS = 3000;
+/**
+ * How long SIGTERM waits for the last spans to be exported: within the time the shutdown gives
+ * its dependencies to close (server.ts, CLOSE_DEPENDENCIES_MS), so that R35's bound on the exit
+ * holds and a collector that does not take them in time is logged, not cut off unsaid.
+ */
+const SHUTDOWN_EXPORT_MS = 400;
 
 class OtelSpan implements SpanHandle {
   readonly #tracer: Tracer;
@@ -118,8 +122,8 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   // A collector that cannot be reached is a failed dependency like any other: one line at most
   // a minute, a fixed reason, never the endpoint or the exporter's error text.
   let lastFailure = 0;
-  const exportFailed = (reason: 'export_failed' | 'timeout') => {
-    if (Date.now() - lastFailure < 60_000) return;
+  const exportFailed = (reason: 'export_failed' | 'timeout', always = false) => {
+    if (!always && Date.now() - lastFailure < 60_000) return;
     lastFailure = Date.now();
     options.logger.warn({ dependency: 'trace_collector', reason }, 'dependency failure');
   };
@@ -135,7 +139,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     },
     // Shutting the provider down exports what is still queued (SIGTERM loses no trace). A
     // collector that cannot take them is logged, and holds the shutdown for a bounded time
-    // only: the exporter's own retries would take several seconds more.
+    // only (SHUTDOWN_EXPORT_MS): the exporter's own retries would take several seconds more.
     async close() {
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), SHUTDOWN_EXPORT_MS)));
@@ -145,7 +149,8 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       );
       const outcome = await Promise.race([shutdown, bound]);
       clearTimeout(timer);
-      if (outcome !== 'done') exportFailed(outcome);
+      // The last word on the collector, whatever was logged within the minute: these spans are lost.
+      if (outcome !== 'done') exportFailed(outcome, true);
     },
   };
 }

@@ -2,6 +2,8 @@
 // exporter speaks OTLP/HTTP protobuf (the specification's default) to <endpoint>/v1/traces;
 // OTEL_SERVICE_NAME names the service. And SIGTERM loses no trace: spans still waiting for
 // their batch (a long OTEL_BSP_SCHEDULE_DELAY) are exported before the process exits.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createCustomerFixture } from '../../support/database.ts';
 import { client } from '../../support/http-client.ts';
@@ -86,5 +88,42 @@ describe('traces: a collector that cannot be reached (R41)', function () {
     expect(failures(), 'one line at most a minute').to.have.length(1);
     expect(failures()[0]).to.deep.include({ dependency: 'trace_collector', reason: 'export_failed' });
     expect(JSON.stringify(logLines())).not.to.include(endpoint.replace('http://', ''));
+  });
+});
+
+describe('traces: a collector that hangs at SIGTERM (R41, R35)', function () {
+  this.timeout(60_000);
+  let gemini: FakeGemini;
+  let service: TracedService | undefined;
+  let hanging: Server;
+  before(async () => {
+    gemini = await startFakeGemini();
+    // Takes connections and requests, answers nothing.
+    hanging = createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  });
+  after(async () => {
+    service?.process.kill();
+    await gemini?.stop();
+    hanging.closeAllConnections();
+    hanging.close();
+  });
+
+  it('the spans still queued are waited for a bounded time within the shutdown bound, and their loss is logged', async () => {
+    const { port } = hanging.address() as AddressInfo;
+    service = await startTracedService(gemini, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      // Only the shutdown sends this batch, to a collector that never answers.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+    });
+    const customer = await createCustomerFixture();
+    const res = await client(service.url, customer.apiKey).createReport({ context: 'field_inspection', evidence: { text: 'Loose handrail.' } });
+    expect(res.status).to.equal(201);
+    const logLines = service.logLines;
+    expect(await service.stop(), 'exit code').to.equal(0);
+    service = undefined;
+    const failures = logLines().filter((l) => l.msg === 'dependency failure');
+    expect(failures, 'the spans the collector did not take are logged as lost').to.have.length(1);
+    expect(failures[0]).to.deep.include({ dependency: 'trace_collector', reason: 'timeout' });
   });
 });
