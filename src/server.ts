@@ -257,6 +257,11 @@ async function serve({ config, logger, overrides, contract, database, ownsDataba
     onAcceptError: everySecondAtMost((error: NodeJS.ErrnoException, dropped: number) =>
       logger.error({ code: error.code, dropped }, 'connections dropped: accepting failed (file descriptors or memory exhausted)'),
     ),
+    // A flood of connections is visible: the health probes of an orchestrator cannot connect
+    // either while the bound is reached (operations.md, "Edge bounds").
+    onRefused: everySecondAtMost((_: void, refused: number) =>
+      logger.warn({ refused, maxConnections: config.maxConnections }, 'connections refused: MAX_CONNECTIONS are open'),
+    ),
   }));
   // R36: expired idempotency records, abandoned claims and rate-limit counters are deleted in
   // the background, by one instance at a time.
@@ -327,13 +332,22 @@ async function serve({ config, logger, overrides, contract, database, ownsDataba
 function everySecondAtMost<E>(report: (error: E, count: number) => void): (error: E) => void {
   let count = 0;
   let last = -Infinity;
+  let latest: E;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    timer = undefined;
+    if (count === 0) return;
+    last = performance.now();
+    report(latest, count);
+    count = 0;
+  };
   return (error) => {
     count += 1;
-    const now = performance.now();
-    if (now - last < 1_000) return;
-    last = now;
-    report(error, count);
-    count = 0;
+    latest = error;
+    const since = performance.now() - last;
+    if (since >= 1_000) flush();
+    // The events of the rest of the second are told once it has passed, not left for a next one.
+    else timer ??= setTimeout(flush, 1_000 - since).unref();
   };
 }
 

@@ -40,6 +40,8 @@ interface AcceptOptions {
    * listening; without a listener node would throw the error and end the process.
    */
   onAcceptError: (error: NodeJS.ErrnoException) => void;
+  /** A connection was closed at once, unanswered, because MAX_CONNECTIONS were open (R51). */
+  onRefused: () => void;
 }
 
 export interface AcceptSockets {
@@ -55,6 +57,8 @@ export async function listenOnAcceptSockets(server: HttpServer, options: AcceptO
   const port = shared ? await claimPort(options) : options.port;
   await listen(server, { port, host: options.host, backlog: options.backlog, reusePort: shared });
   server.on('error', options.onAcceptError);
+  // node closes a connection past its maxConnections itself, and says so ('drop').
+  server.on('drop', options.onRefused);
   const address = server.address() as AddressInfo;
 
   // Connections accepted by the other sockets: the HTTP server's own socket may hold only
@@ -78,6 +82,7 @@ export async function listenOnAcceptSockets(server: HttpServer, options: AcceptO
     const socket = createServer({ allowHalfOpen: true, noDelay: true }, (connection: Socket) => {
       if (all >= options.maxConnections) {
         connection.destroy();
+        options.onRefused();
         return;
       }
       others += 1;

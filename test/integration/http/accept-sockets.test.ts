@@ -15,6 +15,7 @@ const OPTIONS = {
   onAcceptError: (error: NodeJS.ErrnoException): void => {
     throw error;
   },
+  onRefused: (): void => {},
 };
 
 /** A client on its own event loop: opens `count` connections when told, reports when all are up. */
@@ -99,7 +100,8 @@ describe('the API port takes new connections on several sockets at once (R37, R5
       open.add(connection);
       connection.once('close', () => open.delete(connection));
     });
-    sockets = await listenOnAcceptSockets(server, { ...OPTIONS, maxConnections: MAX, port: 0 });
+    let refused = 0;
+    sockets = await listenOnAcceptSockets(server, { ...OPTIONS, maxConnections: MAX, port: 0, onRefused: () => (refused += 1) });
     const { port } = sockets.address;
     let closedByServer = 0;
     const clients = Array.from({ length: COUNT }, () => {
@@ -119,6 +121,8 @@ describe('the API port takes new connections on several sockets at once (R37, R5
       // The excess was refused on both kinds of socket: the bound held across them, not on one.
       expect(droppedByOwnSocket, "refused by the HTTP server's own socket").to.be.above(0);
       expect(droppedByOwnSocket, 'refused by the other sockets').to.be.below(COUNT - MAX);
+      // Every refusal, on either kind of socket, is reported (and logged by the service).
+      expect(refused, 'each refused connection reported').to.equal(COUNT - MAX);
     } finally {
       for (const client of clients) client.destroy();
     }

@@ -100,3 +100,42 @@ describe('requests cut at the edge are logged and counted under the id their ans
     expect(await counted(service, { operation: 'createEvidenceReport', status: '408', code: 'none' })).to.equal(before + 1);
   });
 });
+
+describe('connections refused at MAX_CONNECTIONS are logged, summed at most once a second (R51)', function () {
+  this.timeout(30_000);
+  const MAX = 3;
+  let service: TestService;
+  let log: CapturedLog;
+
+  before(async () => {
+    ({ service, log } = await startLoggedService(await serviceEnv({ MAX_CONNECTIONS: String(MAX) }), 'info'));
+  });
+  after(async () => {
+    await service.close();
+  });
+
+  it('every refused connection is told, the last of a burst too (not left for a next refusal)', async () => {
+    const { port, hostname } = new URL(service.url);
+    const open = async (): Promise<Socket> => {
+      const socket = connect(Number(port), hostname);
+      socket.on('error', () => {});
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      return socket;
+    };
+    const held = [await open(), await open(), await open()];
+    const deadline = Date.now() + 2_000;
+    while (service.connections() < MAX && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    const excess = await Promise.all(Array.from({ length: 5 }, open));
+    const told = () =>
+      parsed(log)
+        .filter((l) => l.msg === 'connections refused: MAX_CONNECTIONS are open')
+        .reduce((sum, l) => sum + Number(l.refused), 0);
+    const until = Date.now() + 3_000;
+    while (told() < 5 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(told()).to.equal(5);
+    const lines = parsed(log).filter((l) => l.msg === 'connections refused: MAX_CONNECTIONS are open');
+    expect(lines.length, 'summed: at most two lines for a burst within a second').to.be.within(1, 2);
+    expect(lines[0]).to.include({ level: 40, maxConnections: MAX });
+    for (const socket of [...held, ...excess]) socket.destroy();
+  });
+});
