@@ -4,7 +4,9 @@
 // given back on every path: success, failure past step 3, idempotent replay. The offline
 // generator's OFFLINE_GENERATOR_DELAY_MS holds the admitted requests in flight.
 import { expect } from 'chai';
-import { createCustomerFixture } from '../../support/database.ts';
+import { createKey } from '../../../src/admin/keys.ts';
+import { createCustomerFixture, testEm } from '../../support/database.ts';
+import { send } from '../../support/http-client.ts';
 import { expectApiError } from '../../support/expect-api-error.ts';
 import { useService } from '../../support/use-service.ts';
 import { scrape, seriesKey } from '../../support/observability/prometheus.ts';
@@ -47,6 +49,23 @@ describe('per-customer in-flight limit (R52)', () => {
     // No unit, no report for the refused ones (the ledger holds the same at the end).
     expect(await customerTotals(client.customerId)).to.deep.equal({ reports: 4, units: 4, claims: 0 });
     expect((await rejections()) - before, 'ers_admission_rejections_total{reason="customer_in_flight"}').to.equal(6);
+  });
+
+  it("a customer's test-mode creations have places of their own (R53's bucket of its own): live ones in flight hold up no test one, and test ones are limited alike", async () => {
+    const live = await createCustomerFixture();
+    const test = await createKey(await testEm(), { customerId: live.customerId, mode: 'test' });
+    const post = (apiKey: string, i: number) => send(app.service.url, 'POST', '/v1/evidence/reports', { headers: { 'x-api-key': apiKey }, body: bodyNumber(i) });
+    const [lives, tests] = await Promise.all([
+      Promise.all(Array.from({ length: LIMIT }, (_, i) => post(live.apiKey, i))),
+      // Sent once the live requests hold every live place.
+      new Promise((resolve) => setTimeout(resolve, HOLD_MS / 3)).then(() => Promise.all(Array.from({ length: LIMIT + 1 }, (_, i) => post(test.apiKey, 50 + i)))),
+    ]);
+    expect(lives.map((answer) => answer.status)).to.deep.equal(Array.from({ length: LIMIT }, () => 201));
+    expect(tests.map((answer) => answer.status).sort()).to.deep.equal([...Array.from({ length: LIMIT }, () => 201), 429]);
+    const refused = tests.find((answer) => answer.status === 429);
+    if (!refused) throw new Error('no test-mode refusal');
+    expectApiError(refused, 'rate_limit_exceeded');
+    expect(refused.headers['ers-mode']).to.equal('test');
   });
 
   it('places are given back after failures past step 3: repeated quota refusals stay quota refusals', async () => {
