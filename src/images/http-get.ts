@@ -41,9 +41,11 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|
 
 function classify(error: unknown, responded: boolean): ImageRefusal {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-  // The parser refused what came back: not HTTP at all before a response (invalid
-  // metadata, rejected), a body that broke its own framing after one (unavailable).
-  if (code.startsWith('HPE_')) return responded ? unavailable('length_mismatch') : rejected('bad_response');
+  // The parser refused what came back: not HTTP at all before a response, or a body that broke
+  // the framing its own headers declared after one (more bytes than its Content-Length, a
+  // malformed chunk): invalid response metadata, which a retry does not mend, rejected (spec
+  // 4.1, remote image rule 3). A body cut short (fewer bytes, then a close) stays unavailable.
+  if (code.startsWith('HPE_')) return responded ? rejected('length_mismatch') : rejected('bad_response');
   if (TLS_CODE.test(code)) return rejected('tls');
   return unavailable('connection');
 }
@@ -154,7 +156,7 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
         if (!options.reserve(chunk.length)) return fail(unavailable('budget'));
         reserved += chunk.length;
         if (sized) {
-          if (total + chunk.length > sized.length) return fail(unavailable('length_mismatch'));
+          if (total + chunk.length > sized.length) return fail(rejected('length_mismatch'));
           chunk.copy(sized, total);
         } else {
           chunks.push(chunk);
@@ -183,6 +185,9 @@ function headerRefusal(res: IncomingMessage, maxBytes: number): ImageRefusal | u
   const encoding = res.headers['content-encoding'];
   // Accept-Encoding: identity was sent; an encoded body would not be the image bytes.
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return rejected('bad_encoding');
+  // node keeps the first of several Content-Type headers and drops the rest: which one the host
+  // meant is unknown, invalid response metadata (spec 4.1), whatever their order.
+  if ((res.headersDistinct['content-type']?.length ?? 0) > 1) return rejected('bad_content_type');
   if (acceptedMediaType(res.headers['content-type']) === undefined) return rejected('bad_content_type');
   const length = res.headers['content-length'];
   if (length !== undefined) {

@@ -24,6 +24,8 @@ export const REJECTED_REASONS = [
   'content_mismatch',
   'empty_body',
   'bad_response',
+  // More body than the response's own Content-Length, or a chunk that breaks its framing.
+  'length_mismatch',
   'tls',
   // R38, decoding (sharp-normalizer.ts): bytes that do not decode as their type, that end
   // before the image does, that declare more than IMAGE_MAX_PIXELS pixels, or a JPEG of more
@@ -43,7 +45,6 @@ export const UNAVAILABLE_REASONS = [
   'connection',
   'timeout',
   'http_status',
-  'length_mismatch',
   'budget',
   'aborted',
   'unexpected',

@@ -9,7 +9,7 @@ import { rawServer } from '../../support/images/raw-server.ts';
 const head = (length: number | 'chunked', type = 'image/png'): string =>
   `HTTP/1.1 200 OK\r\nContent-Type: ${type}\r\n${length === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`}\r\nConnection: close\r\n\r\n`;
 
-describe('broken connections: refused, reset or cut short is unavailable, garbage is rejected (R23)', () => {
+describe('broken connections: refused, reset or cut short is unavailable, garbage or a body its own headers misdescribe is rejected (R23)', () => {
   const cases: [string, (s: net.Socket) => void, 'rejected' | 'unavailable', ImageFetchReason][] = [
     ['socket closed mid-body (Content-Length longer than the body)', (s) => s.end(Buffer.concat([Buffer.from(head(PNG.length * 2)), PNG])), 'unavailable', 'connection'],
     ['socket reset mid-body', (s) => {
@@ -17,7 +17,8 @@ describe('broken connections: refused, reset or cut short is unavailable, garbag
       setTimeout(() => s.resetAndDestroy(), 20);
     }, 'unavailable', 'connection'],
     ['chunked body cut before its last chunk', (s) => s.end(`${head('chunked')}${PNG.length.toString(16)}\r\n${PNG.toString('latin1')}\r\n`, 'latin1'), 'unavailable', 'connection'],
-    ['Content-Length shorter than the body that follows', (s) => s.end(Buffer.concat([Buffer.from(head(16)), PNG])), 'unavailable', 'length_mismatch'],
+    // Invalid response metadata (spec 4.1, remote image rule 3): the server's own headers lie about its body.
+    ['Content-Length shorter than the body that follows', (s) => s.end(Buffer.concat([Buffer.from(head(16)), PNG])), 'rejected', 'length_mismatch'],
     ['connection closed before any response', (s) => s.destroy(), 'unavailable', 'connection'],
     ['connection reset before any response', (s) => s.resetAndDestroy(), 'unavailable', 'connection'],
     ['a response that is not HTTP', (s) => s.end('SSH-2.0-OpenSSH_9.6\r\n'), 'rejected', 'bad_response'],
