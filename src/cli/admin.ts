@@ -21,6 +21,8 @@ type Values = Record<string, string | boolean | undefined>;
 type Run = (em: EntityManager) => Promise<{ json: object; text: string }>;
 interface Command {
   strings: string[];
+  /** The strings that may be left out (for the usage text). */
+  optional: string[];
   flags: string[];
   /** Checks the options (no database yet) and returns the run. */
   prepare(v: Values): Run;
@@ -29,6 +31,7 @@ interface Command {
 // A use case with its option parsing and its human-readable line, typed end to end.
 function def<I, R extends object>(spec: {
   strings?: string[];
+  optional?: string[];
   flags?: string[];
   input(v: Values): I;
   run(em: EntityManager, input: I): Promise<R>;
@@ -36,6 +39,7 @@ function def<I, R extends object>(spec: {
 }): Command {
   return {
     strings: spec.strings ?? [],
+    optional: spec.optional ?? [],
     flags: spec.flags ?? [],
     prepare: (v) => {
       const input = spec.input(v);
@@ -92,6 +96,7 @@ const keyStatus = (status: 'active' | 'inactive' | 'revoked'): Command =>
 const COMMANDS: Record<string, Command> = {
   bootstrap: def({
     strings: ['name', 'monthly-limit', 'mode'],
+    optional: ['monthly-limit', 'mode'],
     flags: ['usage-hidden', 'no-plan', 'no-entitlement'],
     input: (v) => ({
       name: str(v, 'name'),
@@ -139,6 +144,7 @@ const COMMANDS: Record<string, Command> = {
   'entitlement revoke': entitlement(false),
   'key create': def({
     strings: ['customer', 'name', 'mode'],
+    optional: ['name', 'mode'],
     input: (v) => ({ ...customerId(v), name: opt(v, 'name'), mode: requireMode(opt(v, 'mode')) }),
     run: createKey,
     human: secretLine,
@@ -154,6 +160,7 @@ const COMMANDS: Record<string, Command> = {
   }),
   'usage show': def({
     strings: ['customer', 'month', 'mode'],
+    optional: ['month', 'mode'],
     input: (v) => ({ ...customerId(v), month: month(opt(v, 'month')), mode: requireMode(opt(v, 'mode')) }),
     run: showUsage,
     human: (r) =>
@@ -188,7 +195,31 @@ function parse(argv: string[]): { run: Run; json: boolean } {
   return { run: command.prepare(values), json: values.json === true };
 }
 
+/** `help`, `--help`, `-h`: every command with its options, on stdout (exit 0). Meanings: operator-interface.md. */
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, command]) => {
+    const options = [
+      ...command.strings.map((o) => (command.optional.includes(o) ? `[--${o} <value>]` : `--${o} <value>`)),
+      ...command.flags.map((f) => `[--${f}]`),
+    ];
+    return `  ${[name, ...options].join(' ')}`;
+  });
+  return [
+    'usage: npm run admin -- <command> [options] [--json]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    '--json prints one JSON object. The environment names the database as for npm start (DATABASE_URL, or the embedded one in DATA_DIR).',
+    'What each command and option means: docs/spec/operator-interface.md.',
+  ].join('\n');
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0] ?? '')) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
   let db;
   try {
     const { run, json } = parse(argv);

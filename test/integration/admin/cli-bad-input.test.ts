@@ -74,3 +74,16 @@ describe('admin bad input exits 1 with one line and changes nothing (operator-in
     expect((await (await testEm()).findOneOrFail(Plan, planCode as string)).monthlyLimit).to.equal(3);
   });
 });
+
+describe('admin help (operator-interface.md)', () => {
+  for (const word of ['help', '--help', '-h']) {
+    it(`"${word}" lists every command with its options on stdout and exits 0, without a database`, async () => {
+      const result = await admin(word);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.equal('');
+      for (const line of ['bootstrap --name <value> [--monthly-limit <value>] [--mode <value>]', 'key create --customer <value> [--name <value>] [--mode <value>]', 'usage show --customer <value> [--month <value>] [--mode <value>]', 'key revoke --key <value>']) {
+        expect(result.stdout).to.include(line);
+      }
+    });
+  }
+});
