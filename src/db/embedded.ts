@@ -12,6 +12,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from 'pino';
 import { serializeProtocolBatches } from './pglite-socket-queue.ts';
+import { guardStorageFailures } from './pglite-disk-guard.ts';
 import { claimLock, isProcessAlive, LOCK_FILE_NAME, publishSocket, readLock, removeLock, socketAccepts, type EmbeddedRole } from './embedded-lock.ts';
 
 /** Pool of the owning process. PGlite runs one query at a time, so more buys nothing. */
@@ -22,6 +23,8 @@ const GUEST_POOL_MAX = 2;
 // beyond it with bytes the pg driver cannot parse, so every pool must fit under it.
 const SERVER_MAX_CONNECTIONS = 16;
 const WAIT_FOR_OWNER_MS = 30_000;
+/** How long a process whose embedded database failed to write lets its answers go out before it exits. */
+const STOP_AFTER_STORAGE_FAILURE_MS = 200;
 /** node-postgres connects to `${host}/.s.PGSQL.${port}`, libpq's name for a socket. */
 const SOCKET_PORT = 5432;
 export const SOCKET_FILE_NAME = `.s.PGSQL.${SOCKET_PORT}`;
@@ -141,6 +144,16 @@ async function openAsOwner(dataDir: string, lockPath: string, role: EmbeddedRole
   };
   try {
     const db = await PGlite.create(join(dataDir, 'pgdata'));
+    // A write its files refused (a full disk) would hang PGlite at its next statement, and the
+    // whole process with it (pglite-disk-guard.ts): this process stops instead, with one line,
+    // once the answers of the moment have gone out (each a fail-closed 503), and its supervisor
+    // starts it again when there is space; the files recover as after a crash.
+    guardStorageFailures(db, (code) => {
+      const line = `the embedded database in ${dataDir} could not write its files (SQLSTATE ${code}: the disk is full, or a file-size or I/O limit was hit); it cannot go on: stopping. Free space in DATA_DIR, then start again.`;
+      if (logger) logger.fatal({ code, dataDir }, line);
+      else process.stderr.write(`${line}\n`);
+      setTimeout(() => process.exit(1), STOP_AFTER_STORAGE_FAILURE_MS);
+    });
     undo.unshift(() => db.close());
     const { dir, cleanup } = await socketDirectory(dataDir);
     undo.unshift(cleanup);
