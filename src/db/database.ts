@@ -67,9 +67,14 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
   const direct = embedded === undefined ? config.databaseDirectUrl : undefined;
   let orm: MikroORM | undefined;
   let sessionPool: pg.Pool | undefined;
+  let nativePool: pg.Pool | undefined;
   const closeAll = async () => {
     await sessionPool?.end().catch(() => {});
     await orm?.close(true);
+    // MikroORM ends its pg pool through Kysely, which ends only a pool it has run a query on: a
+    // database opened and closed without one (a tool that only checked the connection) kept a
+    // connection open until pg's idle timeout, 10 s.
+    if (nativePool !== undefined && !nativePool.ending) await nativePool.end().catch(() => {});
     await embedded?.close();
   };
   try {
@@ -93,6 +98,7 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
       }),
     );
     const pool = await orm.em.getConnection().getNativeClient();
+    nativePool = pool;
     guardPool(pool);
     await checkConnection(pool, 'DATABASE_URL', tls);
     const open = orm;

@@ -5,6 +5,7 @@
 // owns PGlite; others (the admin CLI while the server runs) connect to the owner's socket
 // (see embedded-lock.ts).
 import { chmod, mkdir, mkdtemp, rm, symlink, unlink } from 'node:fs/promises';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +24,8 @@ const GUEST_POOL_MAX = 2;
 // beyond it with bytes the pg driver cannot parse, so every pool must fit under it.
 const SERVER_MAX_CONNECTIONS = 16;
 const WAIT_FOR_OWNER_MS = 30_000;
+/** How long a tool that is done waits for the commands that joined its database to finish. */
+const GUESTS_FINISH_MS = 30_000;
 /** How long a process whose embedded database failed to write lets its answers go out before it exits. */
 const STOP_AFTER_STORAGE_FAILURE_MS = 200;
 /** node-postgres connects to `${host}/.s.PGSQL.${port}`, libpq's name for a socket. */
@@ -114,6 +117,18 @@ export async function startEmbedded(dataDir: string, logger?: Logger, role: Embe
   }
 }
 
+/** Resolves once no client is connected to the socket server any more, or after `ms`. */
+async function guestsGone(server: PGLiteSocketServer, ms: number): Promise<void> {
+  const listener = (server as unknown as { server: Server | null }).server;
+  if (listener === null) return;
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const open = await new Promise<number>((resolve) => listener.getConnections((error, count) => resolve(error ? 0 : count)));
+    if (open === 0) return;
+    await sleep(50);
+  }
+}
+
 /**
  * The directory through which the socket is named. DATA_DIR itself when its socket path fits
  * in sun_path; else a fresh private directory (0700, random name) in the temporary directory
@@ -166,6 +181,16 @@ async function openAsOwner(dataDir: string, lockPath: string, role: EmbeddedRole
     serializeProtocolBatches(server);
     await server.start();
     undo.unshift(() => server.stop());
+    if (role === 'tool') {
+      // A tool's database goes away when its command ends; another command that joined it
+      // meanwhile (admin commands run in parallel by a provisioning script) would lose its
+      // connections mid-command. So a tool lets its guests finish first (bounded), and takes
+      // its socket out of the lock while it waits, so that a newcomer waits to open PGlite itself.
+      undo.unshift(async () => {
+        await publishSocket(lockPath, '', role);
+        await guestsGone(server, GUESTS_FINISH_MS);
+      });
+    }
     // The socket's own mode as a second fence (DATA_DIR's 0700 is the first).
     await chmod(join(dataDir, SOCKET_FILE_NAME), 0o600);
     await publishSocket(lockPath, dir, role);
