@@ -28,7 +28,7 @@ interface BootstrapResult extends CreatedKey {
 }
 
 export async function bootstrap(em: EntityManager, input: BootstrapInput): Promise<BootstrapResult> {
-  const name = requireNonBlank(input.name, 'customer name');
+  const name = requireNonBlank(input.name, '--name (customer name)');
   if (input.noPlan && (input.monthlyLimit !== undefined || input.usageHidden)) {
     throw new AdminInputError('--monthly-limit and --usage-hidden describe a plan; they cannot go with --no-plan');
   }

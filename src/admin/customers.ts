@@ -6,7 +6,7 @@ import type { CustomerStatus } from '../accounts/customer.entity.ts';
 import { requireCustomer, requireNonBlank } from './lookups.ts';
 
 export async function createCustomer(em: EntityManager, input: { name: string }): Promise<{ customerId: string }> {
-  const name = requireNonBlank(input.name, 'customer name');
+  const name = requireNonBlank(input.name, '--name (customer name)');
   return em.transactional(async (tx) => {
     const customer = new AccountRepository(tx).createCustomer(name);
     await tx.flush();

@@ -27,7 +27,7 @@ export function requireMode(value: string | undefined): Mode {
 }
 
 export async function createKey(em: EntityManager, input: { customerId: string; name?: string; mode?: string }): Promise<CreatedKey> {
-  const name = input.name === undefined ? null : requireNonBlank(input.name, 'key name');
+  const name = input.name === undefined ? null : requireNonBlank(input.name, '--name (key name)');
   const mode = requireMode(input.mode);
   return em.transactional(async (tx) => {
     const created = new AccountRepository(tx).addKey(await requireCustomer(tx, input.customerId), name, mode);

@@ -16,14 +16,14 @@ interface CreatePlanInput {
 
 export function requireMonthlyLimit(limit: number): number {
   if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_MONTHLY_LIMIT) {
-    throw new AdminInputError(`Invalid monthly limit: expected an integer from 0 to ${MAX_MONTHLY_LIMIT}`);
+    throw new AdminInputError(`Invalid --monthly-limit (monthly limit): expected an integer from 0 to ${MAX_MONTHLY_LIMIT}`);
   }
   return limit;
 }
 
 export async function createPlan(em: EntityManager, input: CreatePlanInput): Promise<{ planCode: string }> {
   if (!PLAN_CODE.test(input.code)) {
-    throw new AdminInputError('Invalid plan code: expected 1 to 64 letters, digits, ".", "_" or "-"');
+    throw new AdminInputError('Invalid --code (plan code): expected 1 to 64 letters, digits, ".", "_" or "-"');
   }
   const monthlyLimit = requireMonthlyLimit(input.monthlyLimit);
   return em.transactional(async (tx) => {

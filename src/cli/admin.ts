@@ -64,7 +64,8 @@ function int(raw: string | undefined, name: string): number | undefined {
 function month(raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
   const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(raw);
-  if (!match) throw new AdminInputError(`Invalid --month: expected YYYY-MM, got "${raw}"`);
+  // Date.UTC reads the years 0-99 as 1900-1999: such a month would show another one silently.
+  if (!match || Number(match[1]) < 1970) throw new AdminInputError(`Invalid --month: expected YYYY-MM from 1970-01 on, got "${raw}"`);
   return new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
 }
 const opt = (v: Values, name: string): string | undefined => (v[name] === undefined ? undefined : str(v, name));

@@ -42,6 +42,12 @@ describe('admin bad input exits 1 with one line and changes nothing (operator-in
     await expectRejected(['bootstrap', '--name', '   '], /customer name/);
     await expectRejected(['plan', 'create', '--code', 'has space', '--monthly-limit', '1'], /plan code/);
     await expectRejected(['usage', 'show', '--customer', randomUUID(), '--month', '2026-13'], /--month/);
+    // Date.UTC reads 0099 as 1999: refused, not shown as another month.
+    await expectRejected(['usage', 'show', '--customer', randomUUID(), '--month', '0099-05'], /^Invalid --month/);
+    // Each message names the option it is about.
+    await expectRejected(['bootstrap', '--name', '   '], /^Invalid --name \(customer name\)/);
+    await expectRejected(['plan', 'create', '--code', 'has space', '--monthly-limit', '1'], /^Invalid --code \(plan code\)/);
+    await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '4294967296'], /^Invalid --monthly-limit/);
     expect(await countAllRows()).to.deep.equal(before);
   });
 
