@@ -374,6 +374,10 @@ async function naming<T>(variable: 'PORT' | 'METRICS_PORT', listen: () => Promis
   try {
     return await listen();
   } catch (error) {
-    throw new Error(`${variable}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    // A host that does not resolve, or is no address of this machine, is the host's variable's fault.
+    const code = (error as NodeJS.ErrnoException).code;
+    const named = code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL' ? HOST_OF[variable] : variable;
+    throw new Error(`${named}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
+const HOST_OF = { PORT: 'HOST', METRICS_PORT: 'METRICS_HOST' } as const;
