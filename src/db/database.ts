@@ -72,8 +72,8 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     await sessionPool?.end().catch(() => {});
     await orm?.close(true);
     // MikroORM ends its pg pool through Kysely, which ends only a pool it has run a query on: a
-    // database opened and closed without one (a tool that only checked the connection) kept a
-    // connection open until pg's idle timeout, 10 s.
+    // database opened and closed without one (a tool that only checked the connection) would keep
+    // a connection open until pg's idle timeout, 10 s (and an embedded tool's guests wait for it).
     if (nativePool !== undefined && !nativePool.ending) await nativePool.end().catch(() => {});
     await embedded?.close();
   };

@@ -110,7 +110,7 @@ export class BudgetLease {
     for (const wake of waiters) wake();
   }
 
-  /** Gives back the part of a reservation that the body did not use. */
+  /** Gives back `bytes` of what the lease holds (an original traded for a smaller copy, a decoded frame). */
   shrink(bytes: number): void {
     const amount = Math.min(bytes, this.#held);
     this.#held -= amount;

@@ -30,7 +30,7 @@ interface HttpGetOptions {
 
 type HttpGetResult =
   | { readonly type: 'redirect'; readonly location: string | undefined }
-  | { readonly type: 'image'; readonly bytes: Buffer; readonly mimeType: ImageMimeType; readonly reserved: number; readonly sha256: string };
+  | { readonly type: 'image'; readonly bytes: Buffer; readonly mimeType: ImageMimeType; readonly sha256: string };
 
 /** Marks a failure caused by the abort signal; the caller decides what it means. */
 export const ABORTED = Symbol('aborted');
@@ -134,11 +134,11 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
       if (refusal !== undefined) return fail(refusal);
       const mimeType = acceptedMediaType(res.headers['content-type']) as ImageMimeType;
       const declared = res.headers['content-length'] === undefined ? undefined : Number(res.headers['content-length']);
-      // The budget is reserved as the bytes arrive, not for the declared (or the largest
+      // The budget is reserved as the bytes arrive (below), not for the declared (or the largest
       // allowed) length up front: a host that declares 10 MiB, or none, and then sends a trickle
       // would otherwise hold 10 MiB of the budget per image until the deadline, and a customer
-      // naming such hosts could take the budget from every other customer for nothing.
-      let reserved = 0;
+      // naming such hosts could take the budget from every other customer for nothing. So what
+      // an image holds on the caller's lease is exactly its bytes.
 
       // With a declared length (at most maxBytes, checked above), the body is
       // copied once into its final buffer; otherwise the chunks are joined at the end.
@@ -154,7 +154,6 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
         // Stop the moment the running total passes the limit, whatever was declared.
         if (total + chunk.length > maxBytes) return fail(rejected('too_large'));
         if (!options.reserve(chunk.length)) return fail(unavailable('budget'));
-        reserved += chunk.length;
         if (sized) {
           if (total + chunk.length > sized.length) return fail(rejected('length_mismatch'));
           chunk.copy(sized, total);
@@ -174,7 +173,7 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
         const bytes = received();
         if (total === 0) return fail(rejected('empty_body'));
         if (!signatureMatches(mimeType, bytes)) return fail(rejected('content_mismatch'));
-        result = { type: 'image', bytes, mimeType, reserved, sha256: hash.digest('hex') };
+        result = { type: 'image', bytes, mimeType, sha256: hash.digest('hex') };
       });
     });
     request.end();

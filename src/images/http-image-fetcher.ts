@@ -159,7 +159,6 @@ export class HttpImageFetcher implements ImageFetcher {
           ca: this.#tlsCa,
         });
         if (result.type === 'image') {
-          lease.shrink(result.reserved - result.bytes.length);
           const { bytes, mimeType, sha256 } = result;
           return { index, bytes, mimeType, sizeBytes: bytes.length, sha256 };
         }
