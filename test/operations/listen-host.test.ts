@@ -3,18 +3,12 @@
 // (METRICS_HOST's) fault, not PORT's, which is what a port in use or refused names.
 import { expect } from 'chai';
 import { testDatabaseUrl } from '../support/database.ts';
-import { startServerProcess } from '../support/server-process.ts';
+import { failedStart } from '../support/server-process.ts';
 
 async function failedLine(env: Record<string, string>): Promise<{ code: number | null; err: string }> {
-  const server = startServerProcess({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'info', ...env });
-  try {
-    const { code } = await server.exited;
-    const failed = server.stdoutLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'start failed');
-    expect(failed, server.stderr()).to.have.length(1);
-    return { code, err: String(failed[0]?.err) };
-  } finally {
-    server.kill();
-  }
+  const { code, failed, printed } = await failedStart({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'info', ...env });
+  expect(failed, printed).to.have.length(1);
+  return { code, err: String(failed[0]?.err) };
 }
 
 describe('a listening address that cannot be used names its HOST variable', function () {

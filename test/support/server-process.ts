@@ -90,3 +90,25 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
     },
   };
 }
+
+/**
+ * Starts the service with `env` (and only that), expecting the start to fail; resolves with its
+ * exit code, the `start failed` lines it logged, parsed, and everything it printed.
+ */
+export async function failedStart(env: Record<string, string>): Promise<{ code: number | null; failed: Record<string, unknown>[]; printed: string }> {
+  const server = startServerProcess(env);
+  try {
+    const { code } = await server.exited;
+    const failed = server.stdoutLines.flatMap((line) => {
+      try {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        return parsed.msg === 'start failed' ? [parsed] : [];
+      } catch {
+        return [];
+      }
+    });
+    return { code, failed, printed: [...server.stdoutLines, server.stderr()].join('\n') };
+  } finally {
+    server.kill();
+  }
+}

@@ -34,7 +34,8 @@ interface Link {
   dead: boolean;
 }
 
-export async function startTcpProxy(initialHost: string, initialPort: number): Promise<TcpProxy> {
+/** `listenHost`: where the proxy listens (loopback by default; `::1` for a client that connects over IPv6). */
+export async function startTcpProxy(initialHost: string, initialPort: number, listenHost = '127.0.0.1'): Promise<TcpProxy> {
   let [targetHost, targetPort] = [initialHost, initialPort];
   const links = new Set<Link>();
   let mode: 'pass' | 'refuse' | 'blackhole' = 'pass';
@@ -84,7 +85,7 @@ export async function startTcpProxy(initialHost: string, initialPort: number): P
       upstream.write(chunk);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, listenHost, resolve));
 
   const cut = () => {
     mode = 'refuse';

@@ -5,6 +5,7 @@ import { localFetcher } from '../../support/images/fetchers.ts';
 import { ImageServer, serve } from '../../support/images/image-server.ts';
 import type { Route } from '../../support/images/image-server.ts';
 import { BudgetLease, ByteBudget } from '../../../src/images/index.ts';
+import { waitFor } from '../../support/reports.ts';
 
 /** Headers at once, the body after `ms`. */
 const late = (ms: number, chunked: boolean): Route => (_req, res) => {
@@ -54,8 +55,7 @@ describe('budget: a process-wide cap on image bytes in flight; over it, unavaila
     const budget = new ByteBudget(1024 * 1024);
     const fetcher = localFetcher({ maxBytes: 1024 * 1024, budget, timeoutMs: 600 });
     const stalled = Promise.allSettled([fetcher.fetch([server.url('/trickle-declared.png')]), fetcher.fetch([server.url('/trickle.png')])]);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(budget.used, 'the 16 bytes each host sent').to.equal(32);
+    await waitFor(() => budget.used === 32, 2_000);
     const [image] = await localFetcher({ maxBytes: 1024 * 1024, budget }).fetch([server.url('/x.png')]);
     expect(image?.sizeBytes, 'another fetch still finds room').to.equal(PNG.length);
     await stalled;
@@ -69,16 +69,14 @@ describe('budget: a process-wide cap on image bytes in flight; over it, unavaila
     expect(budget.used).to.equal(0);
   });
 
-  it('makes concurrent fetches beyond the budget unavailable, across fetchers sharing it', async () => {
-    const budget = new ByteBudget(PNG.length * 3 - 1);
-    const a = localFetcher({ maxBytes: 4096, budget });
-    const b = localFetcher({ maxBytes: 4096, budget });
-    const first = a.fetch([server.url('/x.png'), server.url('/x.png')], undefined, { lease: new BudgetLease(budget) });
-    const held = await first;
-    expect(held).to.have.length(2);
-    expect(budget.used).to.equal(PNG.length * 2);
-    // The first caller's bytes stay on its lease: the second finds room for neither of its images' bodies.
-    await expectFailure(b.fetch([server.url('/x.png')]), { kind: 'unavailable', reason: 'budget' });
+  it('makes concurrent fetches beyond the budget unavailable, across fetchers sharing it: a fetch in flight holds the bytes it has', async () => {
+    // A host that sent 16 bytes and stalls holds 16 bytes of the budget; a whole PNG no longer fits.
+    const budget = new ByteBudget(PNG.length + 15);
+    const stalled = localFetcher({ maxBytes: 4096, budget, timeoutMs: 600 }).fetch([server.url('/trickle.png')]);
+    await waitFor(() => budget.used === 16, 2_000);
+    await expectFailure(localFetcher({ maxBytes: 4096, budget }).fetch([server.url('/x.png')]), { kind: 'unavailable', reason: 'budget' });
+    await expectFailure(stalled, { kind: 'unavailable', reason: 'timeout' });
+    expect(budget.used).to.equal(0);
   });
 
   it('within one call, the images beyond the budget make the call unavailable at their index', async () => {

@@ -95,18 +95,8 @@ describe('a step that outlives statement_timeout is its own 503 (R15, R33)', fun
     it(`${table} held against writes by another session (share mode, reads go on): 503 ${code} after the bound, nothing remains, and the same key works once unlocked`, async () => {
       const client = caller(service.url, await createCustomerFixture({}, orm.em.fork()), ledger);
       const headers = { 'idempotency-key': `locked-${table}` };
-      const holder = new pg.Client({ connectionString: database.url });
-      await holder.connect();
-      let res;
       const started = performance.now();
-      try {
-        await holder.query('begin');
-        await holder.query(`lock table ${table} in share mode`);
-        res = await client.create(VALID_BODY, { headers });
-      } finally {
-        await holder.query('rollback');
-        await holder.end();
-      }
+      const res = await whileLocked(table, 'share', () => client.create(VALID_BODY, { headers }));
       expectApiError(res, code);
       expect(performance.now() - started, 'answered once the bound ran out, not before').to.be.at.least(STATEMENT_TIMEOUT_MS);
       expect(await customerTotals(client.customerId, orm.em.fork())).to.deep.equal({ reports: 0, units: 0, claims: 0 });

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { createCustomerFixture } from '../../support/database.ts';
 import { startLoggedService, type CapturedLog } from '../../support/e2e/logged-service.ts';
 import type { TestService } from '../../support/service.ts';
-import { serviceEnv } from '../../support/reports.ts';
+import { serviceEnv, waitFor } from '../../support/reports.ts';
 import { scrape, seriesKey } from '../../support/observability/prometheus.ts';
 
 const HEADERS_MS = 500;
@@ -87,13 +87,9 @@ describe('requests cut at the edge are logged and counted under the id their ans
     expect(answer).to.match(/^HTTP\/1\.1 408 /);
     const requestId = requestIdOf(answer);
     // The access line is written once the handler has unwound from the cut.
-    const deadline = Date.now() + 5_000;
-    let lines: Line[] = [];
-    while (Date.now() < deadline) {
-      lines = parsed(log).filter((l) => l.requestId === requestId && l.msg === 'request');
-      if (lines.length > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const accessLines = () => parsed(log).filter((l) => l.requestId === requestId && l.msg === 'request');
+    await waitFor(() => accessLines().length > 0, 5_000);
+    const lines = accessLines();
     expect(lines).to.have.length(1);
     expect(lines[0]).to.include({ operation: 'createEvidenceReport', status: 408 });
     expect(parsed(log).filter((l) => l.requestId === requestId && l.status === 499)).to.have.length(0);
@@ -123,15 +119,13 @@ describe('connections refused at MAX_CONNECTIONS are logged, summed at most once
       return socket;
     };
     const held = [await open(), await open(), await open()];
-    const deadline = Date.now() + 2_000;
-    while (service.connections() < MAX && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => service.connections() === MAX, 2_000);
     const excess = await Promise.all(Array.from({ length: 5 }, open));
     const told = () =>
       parsed(log)
         .filter((l) => l.msg === 'connections refused: MAX_CONNECTIONS are open')
         .reduce((sum, l) => sum + Number(l.refused), 0);
-    const until = Date.now() + 3_000;
-    while (told() < 5 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => told() >= 5, 3_000);
     expect(told()).to.equal(5);
     const lines = parsed(log).filter((l) => l.msg === 'connections refused: MAX_CONNECTIONS are open');
     expect(lines.length, 'summed: at most two lines for a burst within a second').to.be.within(1, 2);

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { readOtelSettings } from '../../../src/observability/otel-environment.ts';
 import { testDatabaseUrl } from '../../support/database.ts';
-import { startServerProcess } from '../../support/server-process.ts';
+import { failedStart, startServerProcess } from '../../support/server-process.ts';
 
 const ENDPOINT = 'http://collector.example:4318';
 
@@ -66,23 +66,16 @@ describe('OTEL_* variables (R41)', () => {
 });
 
 /** Starts the service with `env` added and waits for it to end; its "start failed" lines and all it printed. */
-async function failedStart(env: Record<string, string>): Promise<{ code: number | null; failed: string[]; printed: string }> {
-  const server = startServerProcess({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, ...env });
-  try {
-    const { code } = await server.exited;
-    return { code, failed: server.stdoutLines.filter((l) => l.includes('"start failed"')), printed: [...server.stdoutLines, server.stderr()].join('\n') };
-  } finally {
-    server.kill();
-  }
-}
+const failedStartWith = (env: Record<string, string>) =>
+  failedStart({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, ...env });
 
 describe('the service with a bad OTEL_* value (R41)', () => {
   it('does not start: exit 1 with one line naming the variable', async function () {
     this.timeout(30_000);
-    const { code, failed } = await failedStart({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    const { code, failed } = await failedStartWith({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
     expect(code).to.equal(1);
     expect(failed).to.have.length(1);
-    expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_PROTOCOL');
+    expect(String(failed[0]?.err)).to.include('OTEL_EXPORTER_OTLP_PROTOCOL');
   });
 
   it('at LOG_LEVEL=silent a failed start still says why: one line on stderr naming the variable (operator-interface.md)', async function () {
@@ -102,10 +95,10 @@ describe('the service with a bad OTEL_* value (R41)', () => {
 
   it('a traces endpoint with a token that cannot be parsed: exit 1, the variable named, the token in no line (R26)', async function () {
     this.timeout(30_000);
-    const { code, failed, printed } = await failedStart({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel-user:CollectorT0ken@collector.example:99999/v1/traces' });
+    const { code, failed, printed } = await failedStartWith({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel-user:CollectorT0ken@collector.example:99999/v1/traces' });
     expect(code).to.equal(1);
     expect(failed).to.have.length(1);
-    expect(failed[0]).to.include('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+    expect(String(failed[0]?.err)).to.include('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
     expect(printed).not.to.include('CollectorT0ken');
   });
 });

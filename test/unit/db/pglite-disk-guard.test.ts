@@ -16,7 +16,7 @@ function errorResponse(fields: Record<string, string>): Uint8Array {
 const READY = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
 const ROW = Buffer.concat([Buffer.from([0x44, 0, 0, 0, 16, 0, 1, 0, 0, 0, 6]), Buffer.from('C53100')]);
 
-describe('the embedded database stops after a write its files refused', () => {
+describe('the embedded database stops after a write its files refused (R3, R33, R35)', () => {
   it('reads the SQLSTATE and message of an ErrorResponse among other messages, and nothing from data rows', () => {
     expect(errorResponseOf(Buffer.concat([ROW, errorResponse({ S: 'ERROR', C: '53100', M: 'could not extend file' }), READY]))).to.deep.equal({ code: '53100', message: 'could not extend file' });
     expect(errorResponseOf(Buffer.concat([ROW, READY])), 'a value that spells the code is data').to.equal(undefined);

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { captureLogger } from '../../support/generation/fake-gemini-suite.ts';
 import { geminiGenerator } from '../../support/generation/helpers.ts';
 
-describe('the Gemini adapter and the SDK\'s console notes', () => {
+describe('the Gemini adapter and the SDK\'s console notes: JSON log lines, no key in them (R26)', () => {
   const saved = { GOOGLE_API_KEY: process.env.GOOGLE_API_KEY, GEMINI_API_KEY: process.env.GEMINI_API_KEY };
   const consoleSaved = { warn: console.warn, debug: console.debug };
   const printed: string[] = [];
