@@ -25,9 +25,15 @@ export class AccountRepository {
     this.#em = em;
   }
 
-  /** A malformed id is as unknown as a missing one. */
-  async customer(customerId: string): Promise<Customer | null> {
-    return isUuid(customerId) ? this.#em.findOne(Customer, customerId) : null;
+  /**
+   * A malformed id is as unknown as a missing one. `forUpdate` locks the customer's row until the
+   * caller's transaction ends: changes to what hangs off a customer (its active subscription, its
+   * entitlement row) that read before they write are then serialized per customer, so two at
+   * once both succeed instead of one meeting a unique index.
+   */
+  async customer(customerId: string, options: { forUpdate?: boolean } = {}): Promise<Customer | null> {
+    if (!isUuid(customerId)) return null;
+    return this.#em.findOne(Customer, customerId, options.forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /**

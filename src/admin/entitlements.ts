@@ -9,7 +9,7 @@ export async function setEntitlement(
   input: { customerId: string; entitled: boolean },
 ): Promise<{ customerId: string; entitled: boolean }> {
   return em.transactional(async (tx) => {
-    const customer = await requireCustomer(tx, input.customerId);
+    const customer = await requireCustomer(tx, input.customerId, { forUpdate: true });
     await new PlanRepository(tx).setEntitlement(customer.id, input.entitled);
     await tx.flush();
     return { customerId: customer.id, entitled: input.entitled };

@@ -7,8 +7,8 @@ import type { Plan } from '../plans/plan.entity.ts';
 import { PlanRepository } from '../plans/plan-repository.ts';
 import { AdminInputError } from './admin-error.ts';
 
-export async function requireCustomer(em: EntityManager, customerId: string): Promise<Customer> {
-  const customer = await new AccountRepository(em).customer(customerId);
+export async function requireCustomer(em: EntityManager, customerId: string, options: { forUpdate?: boolean } = {}): Promise<Customer> {
+  const customer = await new AccountRepository(em).customer(customerId, options);
   if (!customer) throw new AdminInputError(`Unknown customer: ${customerId}`);
   return customer;
 }

@@ -2,6 +2,7 @@
 // active plan is the one active subscription; subscribing ends the previous one.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { subscribe } from '../../../src/admin/subscriptions.ts';
 import { Plan } from '../../../src/plans/plan.entity.ts';
 import { PlanRepository } from '../../../src/plans/plan-repository.ts';
 import { Subscription } from '../../../src/plans/subscription.entity.ts';
@@ -51,4 +52,21 @@ describe('admin plan and subscription (R18)', () => {
     expect(await new PlanRepository(em).activePlan(customerId)).to.equal(null);
     expect(await em.count(Subscription, { customer: customerId, status: 'ended' })).to.equal(1);
   });
+
+  // Two operators (or a retried deployment script) changing one customer at once: the changes
+  // are serialized on the customer's row, so both succeed and one active plan remains, instead
+  // of the later insert meeting the one-active-subscription index as a raw unique violation.
+  it('concurrent subscribes of one customer both succeed and leave one active subscription (R18)', async () => {
+    const plans = [planCode(), planCode()];
+    for (const code of plans) await adminJson('plan', 'create', '--code', code, '--monthly-limit', '9');
+    for (let round = 0; round < 10; round += 1) {
+      const { customerId } = await createCustomerFixture();
+      await adminJson('unsubscribe', '--customer', customerId);
+      const results = await Promise.allSettled(plans.map(async (code) => subscribe(await testEm(), { customerId, planCode: code })));
+      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled']);
+      const em = await testEm();
+      expect(await em.count(Subscription, { customer: customerId, status: 'active' })).to.equal(1);
+    }
+  });
+
 });
