@@ -60,12 +60,35 @@ function networkFailure(error: unknown): 'unreachable' | 'connection_lost' | 'pr
   return lost || fetchFailed ? 'connection_lost' : undefined;
 }
 
+/**
+ * The machine-readable reason of Google's error (google.rpc.ErrorInfo in `error.details`), from
+ * the body the SDK puts, as JSON, in ApiError's message. Only compared with fixed words: the
+ * message itself is never kept. A wrong or revoked GEMINI_API_KEY is 400 INVALID_ARGUMENT with
+ * reason API_KEY_INVALID (the Developer API's answer, as quoted in
+ * cequence-io/openai-scala-client#109 and google-gemini/gemini-cli#25198), the same status as a
+ * request the model refuses: the reason tells the operator which of the two to fix.
+ */
+function errorInfoReason(error: ApiError): string | undefined {
+  try {
+    const body = JSON.parse(error.message) as { error?: { details?: unknown } };
+    const details = body.error?.details;
+    if (!Array.isArray(details)) return undefined;
+    for (const detail of details as { '@type'?: unknown; reason?: unknown }[]) {
+      if (detail?.['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo' && typeof detail.reason === 'string') return detail.reason;
+    }
+  } catch {
+    // Not the JSON body (the SDK wraps a non-JSON answer in its own message).
+  }
+  return undefined;
+}
+
 /** An error thrown while calling Gemini, as a GenerationError. */
 export function classifyCallError(error: unknown): GenerationError {
   if (error instanceof GenerationError) return error;
   if (error instanceof ApiError) {
     const status = error.status;
     if (status === 408 || status === 429 || status >= 500) return new GenerationError('unavailable', `http_${status}`);
+    if (status === 400 && errorInfoReason(error) === 'API_KEY_INVALID') return new GenerationError('failed', 'api_key_invalid');
     return new GenerationError('failed', `http_${status}`);
   }
   // R24: both are 503; R42 sets them apart (fallsThrough).

@@ -37,6 +37,7 @@ export const GENERATOR_REASONS = [
   'unreachable',
   'connection_lost',
   'proxy_refused',
+  'api_key_invalid',
   'malformed_provider_response',
   'provider_error',
   'prompt_blocked',

@@ -6,9 +6,10 @@ import { expect } from 'chai';
 import type { ErrorCode } from '../../src/errors/catalogue.ts';
 import { client } from '../support/http-client.ts';
 import { countCustomerRows, createCustomerFixture } from '../support/database.ts';
-import { VALID_REPORT, blockedPromptAnswer, errorAnswer, reportAnswer, textAnswer } from '../support/generation/fake-gemini-server.ts';
+import { VALID_REPORT, blockedPromptAnswer, errorAnswer, reportAnswer, startFakeGemini, textAnswer } from '../support/generation/fake-gemini-server.ts';
 import type { FakeGeminiAnswer } from '../support/generation/fake-gemini-server.ts';
-import { expectCleanLog, useGeminiRun } from '../support/e2e/gemini-service.ts';
+import { expectCleanLog, geminiEnv, useGeminiRun } from '../support/e2e/gemini-service.ts';
+import { startLoggedService } from '../support/e2e/logged-service.ts';
 import { errorOf, expectNoInternalDetail } from '../support/e2e/leaks.ts';
 import { expectApiError } from '../support/expect-api-error.ts';
 
@@ -81,5 +82,43 @@ describe('Gemini end to end: every failure class gives its code, stores nothing 
 
   it('the log of the run names no key, and no model or provider message in ordinary lines (R26)', () => {
     expectCleanLog(suite.run, customerKeys, PROVIDER_WORDS);
+  });
+});
+
+// A wrong or revoked GEMINI_API_KEY is Google's 400 INVALID_ARGUMENT, the status of a request the
+// model refuses; its ErrorInfo reason API_KEY_INVALID tells the operator to fix the key, both at
+// start-up (the model lookup, R42) and on each request's dependency-failure line (R40).
+describe('Gemini end to end: a GEMINI_API_KEY Google does not know (R24, R40, R42)', function () {
+  this.timeout(60_000);
+
+  it('is 502 report_generation_failed, nothing counted, and the log says api_key_invalid at start-up and per request, never the key', async () => {
+    const gemini = await startFakeGemini({ validKeys: ['the-key-google-knows'] });
+    const wrongKey = `test-key-not-known-${randomUUID()}`;
+    const { service, log } = await startLoggedService(geminiEnv(gemini, wrongKey));
+    try {
+      const lines = (): Record<string, unknown>[] => log.lines.map((l) => JSON.parse(l.raw) as Record<string, unknown>);
+      const lookup = lines().filter((l) => l.msg === 'GEMINI_MODEL lookup could not be made; starting anyway (R42)');
+      // One line per model of GEMINI_MODEL (the default and its fallback), each with the reason.
+      expect(lookup, log.text()).to.have.length.above(0);
+      expect(new Set(lookup.map((l) => l.reason)), log.text()).to.deep.equal(new Set(['api_key_invalid']));
+
+      const customer = await createCustomerFixture();
+      const before = await countCustomerRows(customer.customerId);
+      const res = await client(service.url, customer.apiKey).createReport(
+        { context: 'property_maintenance', evidence: { text: 'Water is dripping from the kitchen sink.' } },
+        { 'Idempotency-Key': randomUUID() },
+      );
+      expectApiError(res, 'report_generation_failed');
+      expect(gemini.requests, 'asked once: a key Google refuses is refused by every model (R42)').to.have.lengthOf(1);
+      expect(await countCustomerRows(customer.customerId), 'nothing stored, counted or claimed').to.deep.equal(before);
+      const failures = lines().filter((l) => l.msg === 'dependency failure');
+      expect(failures.map((l) => [l.dependency, l.reason])).to.deep.equal([['generator', 'api_key_invalid']]);
+      expectNoInternalDetail(res, [wrongKey, 'API key not valid', 'API_KEY_INVALID']);
+      expect(log.text(), 'the key reached the log').not.to.include(wrongKey);
+      expect(log.text(), "Google's message reached the log").not.to.include('API key not valid');
+    } finally {
+      await service.close();
+      await gemini.stop();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { GenerationError } from '../../../src/generation/report-generator.ts';
 import { createResultValidator } from '../../../src/generation/result-schema.ts';
 import type { ResultValidator } from '../../../src/generation/result-schema.ts';
-import { VALID_REPORT, blockedPromptAnswer, continuationAnswer, errorAnswer, reportAnswer, textAnswer } from '../../support/generation/fake-gemini-server.ts';
+import { VALID_REPORT, blockedPromptAnswer, continuationAnswer, errorAnswer, invalidKeyAnswer, reportAnswer, textAnswer } from '../../support/generation/fake-gemini-server.ts';
 import type { FakeGeminiAnswer } from '../../support/generation/fake-gemini-server.ts';
 import { useFakeGemini } from '../../support/generation/fake-gemini-suite.ts';
 import { PNG_BYTES, TEST_API_KEY, TEST_MODEL, geminiGenerator, image, input } from '../../support/generation/helpers.ts';
@@ -42,6 +42,7 @@ describe('Gemini generator: failure mapping (R24)', () => {
     ['a body cut after the 200', { kind: 'cutBody' }, 'unavailable', 'connection_lost'],
     ['HTTP 400', errorAnswer(400), 'failed', 'http_400'],
     ['HTTP 403', errorAnswer(403), 'failed', 'http_403'],
+    ['a key Google does not know (400 with ErrorInfo API_KEY_INVALID)', invalidKeyAnswer(), 'failed', 'api_key_invalid'],
     ['HTTP 404 (unknown model)', errorAnswer(404), 'failed', 'http_404'],
     ['a safety block via promptFeedback.blockReason', blockedPromptAnswer('SAFETY'), 'failed', 'prompt_blocked'],
     ['a prompt blocked as PROHIBITED_CONTENT', blockedPromptAnswer('PROHIBITED_CONTENT'), 'failed', 'prompt_blocked'],

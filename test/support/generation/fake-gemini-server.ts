@@ -204,6 +204,29 @@ export function errorAnswer(status: number, delayMs?: number): FakeGeminiAnswer 
   };
 }
 
+/**
+ * The Developer API's answer to a key it does not know (wrong, deleted or of another project):
+ * 400 INVALID_ARGUMENT with google.rpc.ErrorInfo reason API_KEY_INVALID, in these words (as
+ * quoted from the API in cequence-io/openai-scala-client#109 and google-gemini/gemini-cli#25198).
+ */
+export function invalidKeyAnswer(): FakeGeminiAnswer {
+  const message = 'API key not valid. Please pass a valid API key.';
+  return {
+    status: 400,
+    body: {
+      error: {
+        code: 400,
+        message,
+        status: 'INVALID_ARGUMENT',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+          { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message },
+        ],
+      },
+    },
+  };
+}
+
 /** A prompt refused before generation: promptFeedback.blockReason and no candidates. */
 export function blockedPromptAnswer(blockReason = 'SAFETY'): FakeGeminiAnswer {
   return { body: { promptFeedback: { blockReason }, usageMetadata: { promptTokenCount: 12, totalTokenCount: 12 } } };
@@ -237,9 +260,10 @@ function route(method: string, url: string): Route {
  * (as quoted from the API in google-gemini/deprecated-generative-ai-python#463 and
  * PublicAffairs/openai-gemini#92). Vertex AI wants an OAuth bearer token: 401 UNAUTHENTICATED.
  */
-function unauthenticated(api: GeminiApi, headers: IncomingHttpHeaders): FakeGeminiAnswer | undefined {
+function unauthenticated(api: GeminiApi, headers: IncomingHttpHeaders, validKeys: readonly string[] | undefined): FakeGeminiAnswer | undefined {
   if (api === 'developer') {
-    if (typeof headers['x-goog-api-key'] === 'string' && headers['x-goog-api-key'] !== '') return undefined;
+    const key = headers['x-goog-api-key'];
+    if (typeof key === 'string' && key !== '') return validKeys === undefined || validKeys.includes(key) ? undefined : invalidKeyAnswer();
     const message =
       "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.";
     return { status: 403, body: { error: { code: 403, message, status: 'PERMISSION_DENIED' } } };
@@ -303,6 +327,8 @@ function thinkingLevelProblem(model: string, body: unknown): string | undefined 
 export interface FakeGeminiOptions {
   /** Serve HTTPS with this certificate (for the proxy's CONNECT path). */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** The Developer API keys Google knows; any other key gets invalidKeyAnswer(). Any key when absent. */
+  readonly validKeys?: readonly string[];
 }
 
 export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeGemini> {
@@ -363,7 +389,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       if (call === undefined || api === undefined || model === undefined) {
         return send(res, { status: 404, body: { error: { code: 404, message: 'not found', status: 'NOT_FOUND' } } });
       }
-      const refusedCaller = unauthenticated(api, req.headers);
+      const refusedCaller = unauthenticated(api, req.headers, options.validKeys);
       if (refusedCaller !== undefined) return send(res, refusedCaller);
       if (retired.has(model)) return send(res, modelNotFoundAnswer(model));
       if (call === 'get') return send(res, lookupAnswer ?? { body: modelResource(api, model) });
