@@ -24,6 +24,7 @@
 //
 // A server that refuses TLS, or a certificate that fails verification, is never retried
 // without TLS or with less checking.
+import { certificatesProblem, privateKeyProblem } from '../shared/pem-files.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
@@ -126,21 +127,27 @@ export function postgresTls(url: string, variable: string): PostgresTls {
   const params = parsed.searchParams;
   const problem = postgresTlsProblem(url);
   if (problem !== undefined) throw new PostgresTlsError(`Invalid ${variable}: expected ${problem}.`);
-  const read = (parameter: string): Buffer | undefined => {
+  const read = (parameter: 'sslrootcert' | 'sslcert' | 'sslkey'): Buffer | undefined => {
     const path = params.get(parameter);
     if (path === null || (parameter === 'sslrootcert' && path === 'system')) return undefined;
+    let bytes: Buffer;
     try {
-      return readFileSync(path);
+      bytes = readFileSync(path);
     } catch (error) {
       throw new PostgresTlsError(`Invalid ${variable}: ${parameter} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
     }
+    // The key is checked below, after its mode and encryption, which say more.
+    const problem = parameter === 'sslkey' ? undefined : certificatesProblem(bytes);
+    if (problem !== undefined) throw new PostgresTlsError(`Invalid ${variable}: ${parameter} ${path} ${problem}.`);
+    return bytes;
   };
   const mode = (params.get('sslmode') ?? (params.get('sslrootcert') === 'system' ? 'verify-full' : 'disable')) as SslMode;
   if (mode === 'disable') return { mode, ssl: false };
   const ca = read('sslrootcert');
   const cert = read('sslcert');
   const key = read('sslkey');
-  const keyProblem = keyFileProblem(params.get('sslkey')) ?? (key !== undefined && isEncryptedKey(key) ? ENCRYPTED_KEY : undefined);
+  const keyProblem =
+    keyFileProblem(params.get('sslkey')) ?? (key === undefined ? undefined : isEncryptedKey(key) ? ENCRYPTED_KEY : privateKeyProblem(key));
   if (keyProblem !== undefined) throw new PostgresTlsError(`Invalid ${variable}: sslkey ${params.get('sslkey') ?? ''} ${keyProblem}.`);
   const rootGiven = params.get('sslrootcert') !== null;
   const host = urlHost(parsed);

@@ -2,6 +2,7 @@
 // (ruling R20): 'postgres' uses the rate_limit_counter table created by our migration (UNLOGGED,
 // no WAL) on the service's own pool, 'redis' uses REDIS_URL, 'memory' is per process (one
 // instance only, R34). Store failures fail closed.
+import { certificatesProblem } from '../shared/pem-files.ts';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
@@ -166,7 +167,7 @@ export function reconnectsAfter(error: Error): boolean {
   return /(?:^|-)(?:READONLY|LOADING|MASTERDOWN)\b/.test(error.message);
 }
 
-/** ioredis's `tls` option for a rediss:// URL; a CA file that cannot be read stops the start. */
+/** ioredis's `tls` option for a rediss:// URL; a CA file that cannot be read, or holds no PEM certificate, stops the start. */
 function redisTls(url: string, caFile: string | undefined): { tls?: ConnectionOptions } {
   let parsed: URL;
   try {
@@ -182,12 +183,14 @@ function redisTls(url: string, caFile: string | undefined): { tls?: ConnectionOp
     } catch (error) {
       throw new RedisTlsError(`Invalid REDIS_TLS_CA: ${caFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
     }
+    const problem = certificatesProblem(ca);
+    if (problem !== undefined) throw new RedisTlsError(`Invalid REDIS_TLS_CA: ${caFile} ${problem}.`);
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   return { tls: { ...(ca === undefined ? {} : { ca }), ...(isIP(host) === 0 ? { servername: host } : {}), rejectUnauthorized: true } };
 }
 
-/** REDIS_TLS_CA names a file that cannot be read: the message is the start's one line. */
+/** REDIS_TLS_CA names a file that cannot be read or holds no certificate: the message is the start's one line. */
 class RedisTlsError extends Error {
   override readonly name = 'RedisTlsError';
 }

@@ -2,20 +2,25 @@
 // driver's own reading differs: there `require` verifies), and a bad setting names its variable.
 // The behaviour against a real TLS server is in test/operations/postgres-tls.test.ts.
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plainTextByDefault, postgresTls, PostgresTlsError, withoutTlsParameters } from '../../../src/db/postgres-tls.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { createCertificateAuthority, issueClientCertificate, type ServerCertificate } from '../../support/tls-certificates.ts';
 
 describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
   let dir: string;
   let ca: string;
+  let client: ServerCertificate;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(30_000);
     dir = await mkdtemp(join(tmpdir(), 'ers-tls-options-'));
-    ca = join(dir, 'ca.pem');
-    await writeFile(ca, '-----BEGIN CERTIFICATE-----\nnot parsed here\n-----END CERTIFICATE-----\n');
+    const authority = await createCertificateAuthority(dir, 'ca');
+    ca = authority.certFile;
+    client = await issueClientCertificate(dir, 'client', authority, 'ers');
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -56,11 +61,37 @@ describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
       .to.throw(PostgresTlsError, /^Invalid DATABASE_DIRECT_URL: sslrootcert \/nonexistent\/ca.pem cannot be read \(ENOENT\)\.$/);
   });
 
+  // Node's TLS reads PEM only: a DER file or other bytes would trust nothing and fail every
+  // connection's certificate check at the first request, naming no variable.
+  it('a CA or client certificate that is not PEM, or a key that is no key, stops the start with one line naming the variable and the parameter', async () => {
+    const der = join(dir, 'ca.der');
+    await new Promise<void>((resolve, reject) =>
+      execFile('openssl', ['x509', '-in', ca, '-outform', 'der', '-out', der], (error) => (error ? reject(error) : resolve())),
+    );
+    const text = join(dir, 'not-a-certificate.pem');
+    await writeFile(text, 'notpem\n');
+    const broken = join(dir, 'broken.pem');
+    await writeFile(broken, '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n');
+    const notKey = join(dir, 'not-a-key.key');
+    await writeFile(notKey, 'key', { mode: 0o600 });
+    const cases: [string, RegExp][] = [
+      [`sslmode=verify-full&sslrootcert=${der}`, /^Invalid DATABASE_URL: sslrootcert \S+ca\.der holds a DER certificate, not PEM; convert it \(openssl x509 -inform der/],
+      [`sslmode=verify-full&sslrootcert=${text}`, /^Invalid DATABASE_URL: sslrootcert \S+ holds no PEM certificate/],
+      [`sslmode=verify-ca&sslrootcert=${broken}`, /^Invalid DATABASE_URL: sslrootcert \S+ holds a PEM certificate that cannot be parsed\.$/],
+      [`sslmode=require&sslcert=${text}&sslkey=${client.keyFile}`, /^Invalid DATABASE_URL: sslcert \S+ holds no PEM certificate/],
+      [`sslmode=require&sslcert=${client.certFile}&sslkey=${notKey}`, /^Invalid DATABASE_URL: sslkey \S+ holds no PEM private key that can be read\.$/],
+    ];
+    await chmod(client.keyFile, 0o600);
+    for (const [query, message] of cases) expect(() => postgresTls(url(query), 'DATABASE_URL'), query).to.throw(PostgresTlsError, message);
+    expect(postgresTls(url(`sslmode=verify-full&sslrootcert=${ca}&sslcert=${client.certFile}&sslkey=${client.keyFile}`), 'DATABASE_URL').ssl).to.include({
+      rejectUnauthorized: true,
+    });
+  });
+
   it('a client key that others may read is refused as libpq refuses it: 0600 or less for the owner, naming the variable', async () => {
-    const cert = join(dir, 'client.pem');
-    const key = join(dir, 'client.key');
-    await writeFile(cert, 'certificate');
-    await writeFile(key, 'key', { mode: 0o600 });
+    const cert = client.certFile;
+    const key = client.keyFile;
+    await chmod(key, 0o600);
     const query = `sslmode=verify-full&sslrootcert=${ca}&sslcert=${cert}&sslkey=${key}`;
     expect(postgresTls(url(query), 'DATABASE_URL').ssl).to.include({ rejectUnauthorized: true });
     for (const mode of [0o644, 0o640, 0o604]) {
@@ -75,8 +106,7 @@ describe('PostgreSQL TLS options with libpq meanings (R48)', () => {
   });
 
   it('an encrypted client key (PKCS#8 or the traditional PEM) stops the start with one line saying so, not a bad-decrypt error at the first connection', async () => {
-    const cert = join(dir, 'client.pem');
-    await writeFile(cert, 'certificate');
+    const cert = client.certFile;
     for (const [name, pem] of [
       ['pkcs8.key', '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n'],
       ['traditional.key', '-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,00\n\nMHc\n-----END EC PRIVATE KEY-----\n'],
