@@ -41,6 +41,15 @@ interface FlexibleRateLimiterOptions {
 }
 
 const KEY_PREFIX = EVIDENCE_REPORT_OPERATION;
+/**
+ * Errors of a Redis command that may have been counted all the same: its answer never came
+ * (ioredis's command timeout), or its connection closed after it was written. Redis may have run
+ * it, and will if it was only stalled (a paused or swapping server runs what it had read).
+ * Commands refused before they were sent (not connected, not ready) are not among them.
+ */
+const MAYBE_COUNTED = /^(Command timed out|Connection is closed\.|Reached the max retries per request limit)/;
+/** Customers whose points are owed back at once, at most (memory stays bounded in a long outage). */
+const MAX_OWED_CUSTOMERS = 10_000;
 /** The same failure of the Redis connection is logged at most once in this long. */
 const STORE_WARNING_INTERVAL_MS = 60_000;
 
@@ -62,6 +71,7 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
   let close: () => Promise<void> = async () => {};
   let firstConnection: Promise<void> = Promise.resolve();
   let reconnectAfterTimeout: (error: unknown) => void = () => {};
+  let owe: (key: string, error: unknown) => void = () => {};
   switch (options.store) {
     case 'memory':
       limiter = new RateLimiterMemory(common);
@@ -111,6 +121,10 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
         // endpoint is resolved again (R33: recover without a restart). The failed command is not
         // sent again: its request has its 503 already.
         reconnectOnError: reconnectsAfter,
+        // Nor is any other: ioredis would send a closed connection's unanswered commands again on
+        // the next one, so a consume whose request got its 503 would count once more, twice in
+        // all when the stalled server ran the first copy too.
+        autoResendUnfulfilledCommands: false,
       });
       // Fail closed (R20) is not enough for an operator: a store that refuses the connection
       // (a certificate not trusted, a wrong password, a closed port) must say why, once per
@@ -134,6 +148,26 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
         });
       });
       limiter = new RateLimiterRedis({ ...common, storeClient: client, rejectIfRedisNotReady: true });
+      // A request refused with 503 because its consume got no answer was not served, yet Redis may
+      // have counted it: a stall of a few seconds under traffic would then use up a customer's
+      // window, and lock them out for up to a window after Redis answers again (R33 wants
+      // recovery within seconds). Such points are given back once a connection is ready again.
+      // When the command never arrived, that gives the customer a point extra: the store errs
+      // toward a few extra requests in a window, never fewer (docs/operations.md).
+      const owed = new Map<string, number>();
+      const redisLimiter = limiter;
+      owe = (key, error) => {
+        if (!(error instanceof Error) || !MAYBE_COUNTED.test(error.message)) return;
+        if (!owed.has(key) && owed.size >= MAX_OWED_CUSTOMERS) return;
+        owed.set(key, (owed.get(key) ?? 0) + 1);
+      };
+      client.on('ready', () => {
+        for (const [key, points] of owed) {
+          owed.delete(key);
+          // Not given back now (the connection failed again): owed until the next one.
+          redisLimiter.reward(key, points).catch(() => owed.set(key, (owed.get(key) ?? 0) + points));
+        }
+      });
       close = async () => {
         client.disconnect();
       };
@@ -149,6 +183,7 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
         return decision(true, options, res);
       } catch (outcome) {
         if (outcome instanceof RateLimiterRes) return decision(false, options, outcome);
+        owe(customerId, outcome);
         reconnectAfterTimeout(outcome);
         throw new RateLimitStoreError('rate-limit store unavailable', { cause: outcome });
       }

@@ -9,6 +9,10 @@ import { acceptsConnections, freePort } from './haproxy.ts';
 
 export interface PrivateRedis {
   readonly port: number;
+  /** SIGSTOP: a stalled server (swapping, a long fork, a frozen VM) that reads nothing until resumed, then runs what it had been sent. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -29,7 +33,10 @@ export async function startRedisServer(args: readonly string[], port: number, wh
   }
   return {
     port,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     async stop() {
+      child.kill('SIGCONT');
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(3_000).then(() => child.kill('SIGKILL'))]);
     },
@@ -43,6 +50,8 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const redis = await startRedisServer(['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], port, 'redis-server');
   return {
     port,
+    pause: () => redis.pause(),
+    resume: () => redis.resume(),
     async stop() {
       await redis.stop();
       await rm(dir, { recursive: true, force: true });
