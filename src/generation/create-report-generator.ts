@@ -11,7 +11,7 @@ import { OfflineReportGenerator } from './offline-generator.ts';
 import { NO_OBSERVER } from './report-generator.ts';
 import type { GenerationObserver, ReportGenerator } from './report-generator.ts';
 import { createResultValidator, resolveReportResultSchema } from './result-schema.ts';
-import { tokenRequestAgent } from '../shared/egress-proxy.ts';
+import { generatorFetch, tokenRequestAgent } from '../shared/egress-proxy.ts';
 import type { ContractDocument } from './result-schema.ts';
 
 export type GeneratorConfig = Pick<
@@ -75,6 +75,7 @@ export async function createReportGenerator(
         vertex,
         models: config.geminiModels,
         baseUrl: config.geminiBaseUrl,
+        fetch: await generatorFetch(config.egressProxy),
         timeoutMs: config.generatorTimeoutMs,
         responseSchema: geminiResponseSchema(document),
         checkCandidate: (candidate) => resultValidator.toReportResult(candidate),

@@ -35,9 +35,10 @@ const SOCKET_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/;
 /**
  * A socket-level failure, as fetch (undici) throws it: a TypeError ('fetch failed' before the
  * status, 'terminated' when the body is cut after it) whose cause chain carries a code.
- * 'unreachable' when the connection was never made; 'connection_lost' when it broke once made
+ * 'unreachable' when the connection was never made (the egress proxy's 5xx to the tunnel, or its
+ * closing the connection before the tunnel, included); 'connection_lost' when it broke once made
  * (terminated, ECONNRESET, EPIPE, UND_ERR_SOCKET, any other code or none): the request may have
- * been delivered, and answered; 'proxy_refused' when the egress proxy refused the tunnel.
+ * been delivered, and answered; 'proxy_refused' when the egress proxy refused the tunnel (4xx).
  * Undefined when it is no socket failure at all.
  */
 function networkFailure(error: unknown): 'unreachable' | 'connection_lost' | 'proxy_refused' | undefined {
@@ -45,10 +46,15 @@ function networkFailure(error: unknown): 'unreachable' | 'connection_lost' | 'pr
   let notConnected = false;
   let lost = false;
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    // The egress proxy (R45) answered the tunnel with a status, 407 or 403 say: Google was never
-    // reached, and the fault is the proxy's configuration, the same for every model. undici's
-    // fixed text carries only the status.
-    if (/^Proxy response \(\d{3}\) !== 200 when HTTP Tunneling$/.test(current.message)) return 'proxy_refused';
+    // The egress proxy (R45) answered the tunnel with a status: Google was never reached. A 4xx
+    // (407, 403) is the proxy's configuration refusing it, the same for every model; a 5xx (502,
+    // 503, 504) is the proxy failing to reach Google, as a connection that was never made.
+    // undici's fixed text carries only the status.
+    const refusal = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(current.message);
+    if (refusal !== null) return Number(refusal[1]) >= 500 ? 'unreachable' : 'proxy_refused';
+    // The proxy closed the connection before the tunnel was set up (generatorFetch's undici):
+    // nothing was sent to Google, whatever socket error it carries.
+    if ((current as { code?: unknown }).code === 'UND_ERR_PRX_CONN') return 'unreachable';
     // The status had arrived: the body was cut after Google answered.
     if (current instanceof TypeError && current.message === 'terminated') return 'connection_lost';
     if (current instanceof TypeError && current.message === 'fetch failed') fetchFailed = true;

@@ -55,6 +55,8 @@ export interface GeminiReportGeneratorOptions {
   readonly models: readonly string[];
   /** GEMINI_BASE_URL; default the public endpoint (never the SDK's environment variables). */
   readonly baseUrl?: string | undefined;
+  /** The fetch the SDK sends with (R45: generatorFetch when an egress proxy is configured); Node's own when undefined. */
+  readonly fetch?: typeof fetch | undefined;
   /** GENERATOR_TIMEOUT_MS: the whole call, every model and pause included. */
   readonly timeoutMs: number;
   /** Derived from the contract: see geminiResponseSchema() in create-report-generator.ts. */
@@ -146,7 +148,7 @@ export class GeminiReportGenerator implements ReportGenerator {
           vertexai: false,
           apiVersion: GEMINI_API_VERSION,
           // No retryOptions (so no SDK retry) and no timeout (the deadline below is the bound).
-          httpOptions: { baseUrl: options.baseUrl ?? GEMINI_DEFAULT_BASE_URL },
+          httpOptions: { baseUrl: options.baseUrl ?? GEMINI_DEFAULT_BASE_URL, ...(options.fetch === undefined ? {} : { fetch: options.fetch }) },
         }),
         authClient: undefined,
       };
@@ -207,7 +209,10 @@ export class GeminiReportGenerator implements ReportGenerator {
         location: vertex.location,
         apiVersion: VERTEX_API_VERSION,
         googleAuthOptions: { authClient: credentials.authClient },
-        httpOptions: this.#options.baseUrl === undefined ? undefined : { baseUrl: this.#options.baseUrl },
+        httpOptions: {
+          ...(this.#options.baseUrl === undefined ? {} : { baseUrl: this.#options.baseUrl }),
+          ...(this.#options.fetch === undefined ? {} : { fetch: this.#options.fetch }),
+        },
       }),
       authClient: credentials.authClient,
     };

@@ -2,8 +2,10 @@
 // generator's traffic, the token requests of R44 and OTLP exports; never image fetches.
 //
 // The service applies them itself, so an operator need not know Node's NODE_USE_ENV_PROXY:
-// - fetch() (what @google/genai calls, through undici's global dispatcher) and the http/https
-//   global agents: Node 24's http.setGlobalProxyFromEnv() with these values;
+// - the generator's requests (@google/genai): a fetch of its own (generatorFetch), undici's
+//   EnvHttpProxyAgent from the undici package, not the one bundled with Node 24;
+// - fetch() and the http/https global agents otherwise: Node 24's http.setGlobalProxyFromEnv()
+//   with these values;
 // - token requests (google-auth-library through gaxios): an agent of Node's own proxy support
 //   with the same values (tokenRequestAgent); the metadata server's requests (gcp-metadata's own
 //   gaxios) read the environment, where its hosts are in NO_PROXY;
@@ -94,6 +96,37 @@ export function tokenRequestAgent(proxy: EgressProxy, env: NodeJS.ProcessEnv = p
   const proxied = { keepAlive: true, proxyEnv: proxyEnv(proxy, env) };
   const agents = { http: new http.Agent(proxied), https: new https.Agent(proxied) };
   return (url) => (url.protocol === 'http:' ? agents.http : agents.https);
+}
+
+/**
+ * The fetch the generator's SDK is given when a proxy is configured (undefined without one: the
+ * SDK then uses Node's own fetch, direct).
+ *
+ * Not Node's own fetch through setGlobalProxyFromEnv: the undici bundled with Node 24 (7.x) takes
+ * a proxy that closes the connection while the CONNECT tunnel is being set up (a proxy
+ * restarting, at its connection limit, or a load balancer without a backend) for a recoverable
+ * socket error. The request is left queued and connect() is driven again at once, without end:
+ * thousands of CONNECTs a second, a processor's worth of work, until the deadline and beyond it,
+ * since an aborted request stays queued too (nodejs/undici#3897). The undici package from 8.13
+ * fails such a request (nodejs/undici#5441, UND_ERR_PRX_CONN): it is then `unreachable`, and goes
+ * on to the next model (R42). Its headers and body timeouts are off, as the SDK sets them for its
+ * own dispatcher: GENERATOR_TIMEOUT_MS bounds the whole call.
+ */
+export async function generatorFetch(proxy: EgressProxy, env: NodeJS.ProcessEnv = process.env): Promise<typeof fetch | undefined> {
+  if (!proxyConfigured(proxy)) return undefined;
+  const { EnvHttpProxyAgent, fetch: undiciFetch } = await import('undici');
+  const values = proxyEnv(proxy, env);
+  // '' and not undefined: EnvHttpProxyAgent would read the environment for a missing one.
+  const dispatcher = new EnvHttpProxyAgent({
+    httpProxy: values.HTTP_PROXY ?? '',
+    httpsProxy: values.HTTPS_PROXY ?? '',
+    noProxy: values.NO_PROXY ?? '',
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  const proxied = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> =>
+    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+  return proxied as typeof fetch;
 }
 
 /**

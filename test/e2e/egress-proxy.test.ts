@@ -90,23 +90,58 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
     });
   });
 
-  it('a proxy that refuses the generator\'s tunnel is 503 report_generation_unavailable, logged as proxy_refused, not as a lost connection', async () => {
+  /** One report asked of a service whose generator is behind `target`; its answer, time, and log line's reason. */
+  async function generateThrough(target: string, models: string): Promise<{ status: number; ms: number; reason: unknown; connects: () => number }> {
     const url = await start({
       REPORT_GENERATOR: 'gemini',
       GEMINI_API_KEY: 'test-key-egress-proxy-0123456789',
-      // A name the proxy does not know: it answers the CONNECT 502.
-      GEMINI_BASE_URL: 'https://gemini-unknown-to-the-proxy.test:443',
-      GEMINI_MODEL: 'gemini-proxy-e2e-flash',
+      GEMINI_BASE_URL: `https://${target}`,
+      GEMINI_MODEL: models,
     });
+    // The start-up lookups (R42) went through the proxy too: count from here.
+    proxy.seen.length = 0;
     const linesBefore = service.server!.stdoutLines.length;
+    const started = performance.now();
     const res = await client(url, (await createCustomerFixture()).apiKey).createReport({
       context: 'property_maintenance',
       evidence: { text: 'The lift stops between floors.' },
     });
+    const ms = performance.now() - started;
     expect(res.status, res.text).to.equal(503);
-    expect(proxy.seen).to.deep.include({ kind: 'connect', target: 'gemini-unknown-to-the-proxy.test:443' });
+    expect((res.body as { error: { code: string } }).error.code).to.equal('report_generation_unavailable');
     const failure = await service.server!.waitForLog('dependency failure', 10_000, linesBefore);
-    expect(failure).to.include({ requestId: res.headers['x-request-id'], dependency: 'generator', reason: 'proxy_refused' });
+    expect(failure).to.include({ requestId: res.headers['x-request-id'], dependency: 'generator' });
+    return { status: res.status, ms, reason: failure.reason, connects: () => proxy.seen.filter((s) => s.target === target).length };
+  }
+
+  it('a proxy that refuses the generator\'s tunnel (407) is 503 report_generation_unavailable, logged as proxy_refused, asked once: a configuration fault, the same for every model (R42, R45)', async () => {
+    const target = 'gemini-refused-by-the-proxy.test:443';
+    proxy.answerConnect(target, 407);
+    const { reason, connects } = await generateThrough(target, 'gemini-proxy-e2e-flash,gemini-proxy-e2e-lite');
+    expect(reason).to.equal('proxy_refused');
+    expect(connects()).to.equal(1);
+  });
+
+  it('a proxy that cannot reach Google (502 to the tunnel) is a connection never made: unreachable, every model asked and the last once more (R42, R45)', async () => {
+    // A name the proxy does not know: it answers the CONNECT 502.
+    const target = 'gemini-unknown-to-the-proxy.test:443';
+    const { reason, connects } = await generateThrough(target, 'gemini-proxy-e2e-flash,gemini-proxy-e2e-lite');
+    expect(reason).to.equal('unreachable');
+    expect(connects()).to.equal(3);
+  });
+
+  // Node 24's bundled undici left such a request queued and connected again at once, without
+  // end: thousands of CONNECTs a second until the deadline (30 s), and on after it
+  // (nodejs/undici#3897). The generator's own fetch (src/shared/egress-proxy.ts) fails it.
+  it('a proxy that closes the tunnel\'s connection without answering: unreachable at once, every model asked and the last once more, and no CONNECT after the answer (R33, R42, R45)', async () => {
+    const target = 'gemini-closed-by-the-proxy.test:443';
+    proxy.answerConnect(target, 'close');
+    const { reason, ms, connects } = await generateThrough(target, 'gemini-proxy-e2e-flash,gemini-proxy-e2e-lite');
+    expect(reason).to.equal('unreachable');
+    expect(ms, 'well within GENERATOR_TIMEOUT_MS (30 s)').to.be.below(5_000);
+    expect(connects()).to.equal(3);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(connects(), 'no CONNECT once the request was answered').to.equal(3);
   });
 
   /**

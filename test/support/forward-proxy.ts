@@ -3,7 +3,8 @@
 // - an absolute-URI request (GET http://host:port/path: what Node's http agents with a proxy use).
 // It records every target it was asked for, resolves the names of `hosts` itself (a name only
 // it knows proves a request came through it), refuses targets listed in `refuse` (502, recorded
-// first), and forwards the rest on loopback only.
+// first), answers CONNECTs to the targets given to answerConnect as told, and forwards the rest on
+// loopback only.
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
@@ -15,9 +16,14 @@ export interface ProxiedRequest {
   readonly url?: string;
 }
 
+/** How the proxy answers a CONNECT: a status other than 200 (407, 502, ...), or closing the connection without a word. */
+export type ConnectAnswer = number | 'close';
+
 export interface ForwardProxy {
   readonly url: string;
   readonly seen: ProxiedRequest[];
+  /** From now on, a CONNECT to `target` (host:port) gets `answer`; undefined forwards it again. */
+  answerConnect(target: string, answer: ConnectAnswer | undefined): void;
   close(): Promise<void>;
 }
 
@@ -33,6 +39,7 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
   const sockets = new Set<Socket>();
   const known = new Set(options.hosts ?? []);
   const refused = new Set(options.refuse ?? []);
+  const answers = new Map<string, ConnectAnswer>();
   // Loopback only: a test's proxy never reaches out of the machine.
   const resolve = (host: string): string | undefined => (known.has(host) || host === '127.0.0.1' ? '127.0.0.1' : undefined);
   const split = (target: string): [string, number] => {
@@ -68,6 +75,16 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = req.url ?? '';
     seen.push({ kind: 'connect', target });
+    const answer = answers.get(target);
+    if (answer === 'close') {
+      // A proxy restarting, at its connection limit, or a load balancer without a backend.
+      client.destroy();
+      return;
+    }
+    if (answer !== undefined) {
+      client.end(`HTTP/1.1 ${answer} Not Forwarded\r\n\r\n`);
+      return;
+    }
     const [host, port] = split(target);
     const address = resolve(host);
     if (refused.has(target) || address === undefined || !Number.isInteger(port)) {
@@ -94,6 +111,10 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    answerConnect(target, answer) {
+      if (answer === undefined) answers.delete(target);
+      else answers.set(target, answer);
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((done) => server.close(() => done()));
