@@ -34,15 +34,20 @@ const NETWORK_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_PROXY_TUNNEL)$/;
 function credentialFailureReason(error: unknown): { reason: string; code: string | undefined } {
   let code: string | undefined;
   let status: number | undefined;
+  let timedOut = false;
   for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
-    const candidate = current as { code?: unknown; status?: unknown; response?: { status?: unknown }; cause?: unknown };
+    const candidate = current as { code?: unknown; status?: unknown; response?: { status?: unknown }; cause?: unknown; name?: unknown };
     if (code === undefined && typeof candidate.code === 'string' && NETWORK_CODE.test(candidate.code)) code = candidate.code;
     if (status === undefined && typeof candidate.response?.status === 'number') status = candidate.response.status;
+    // A token request past its own timeout (gcp-metadata's 3 s for the metadata server, ours for
+    // a key file's): gaxios aborts it, and says so only by the error's name.
+    if (candidate.name === 'AbortError' || candidate.name === 'TimeoutError') timedOut = true;
     current = candidate.cause;
   }
   if (error instanceof SyntaxError) return { reason: 'key_file_invalid', code: undefined };
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') return { reason: 'key_file_unreadable', code };
   if (status !== undefined) return { reason: `token_endpoint_http_${status}`, code: undefined };
+  if (timedOut) return { reason: 'token_endpoint_timeout', code: undefined };
   if (code !== undefined) return { reason: 'token_endpoint_unreachable', code };
   const message = error instanceof Error ? error.message : '';
   if (/could not load the default credentials/i.test(message)) return { reason: 'no_default_credentials', code: undefined };

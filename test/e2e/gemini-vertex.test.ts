@@ -173,6 +173,21 @@ describe('Vertex AI with Application Default Credentials, end to end (R44)', fun
     }
   });
 
+  it('a metadata server whose token request never answers: 503 at the library\'s own timeout, logged as credentials_token_endpoint_timeout, not the catch-all credentials_error (R33, R44)', async () => {
+    const metadata = await startMetadataServer(PROJECT, 0, { tokenHangs: true });
+    try {
+      // A deadline past gcp-metadata's 3 s, so that the library's own timeout ends the wait.
+      const url = await start({ GCE_METADATA_HOST: metadata.host, GOOGLE_CLOUD_PROJECT: PROJECT, GENERATOR_TIMEOUT_MS: '8000' });
+      const api = client(url, (await createCustomerFixture()).apiKey);
+      const before = service.server!.stdoutLines.length;
+      const res = await api.createReport(REPORT);
+      expect(res.status, res.text).to.equal(503);
+      expect(await failureReason(res, before)).to.equal('credentials_token_endpoint_timeout');
+    } finally {
+      await metadata.close();
+    }
+  });
+
   it('a metadata server that was away at the first lookup is asked again: once it answers, requests succeed without a restart (R33)', async () => {
     const port = await closedPort();
     const url = await start({ GCE_METADATA_HOST: `127.0.0.1:${port}`, GOOGLE_CLOUD_PROJECT: PROJECT });

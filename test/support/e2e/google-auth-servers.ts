@@ -56,7 +56,8 @@ async function serve(handle: (req: IncomingMessage, body: string, res: ServerRes
 }
 
 /** A metadata server for `project` whose default service account has `token`; on `port` when given. */
-export async function startMetadataServer(project: string, port = 0): Promise<AuthServer> {
+/** `tokenHangs`: the token path takes the request and never answers (a metadata server under strain). */
+export async function startMetadataServer(project: string, port = 0, { tokenHangs = false } = {}): Promise<AuthServer> {
   const token = `ya29.metadata-${randomBytes(16).toString('hex')}`;
   const flavor = { 'Metadata-Flavor': 'Google' };
   const served = await serve((req, _body, res) => {
@@ -68,6 +69,7 @@ export async function startMetadataServer(project: string, port = 0): Promise<Au
     if (path === '/computeMetadata/v1/instance' || path === '/computeMetadata/v1/instance/') {
       res.writeHead(200, { ...flavor, 'content-type': 'application/text' }).end('attributes/\nhostname\nid\nservice-accounts/\nzone\n');
     } else if (path === '/computeMetadata/v1/instance/service-accounts/default/token') {
+      if (tokenHangs) return;
       res.writeHead(200, { ...flavor, 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, expires_in: 3599, token_type: 'Bearer' }));
     } else if (path === '/computeMetadata/v1/project/project-id') {
       res.writeHead(200, { ...flavor, 'content-type': 'application/text' }).end(project);
