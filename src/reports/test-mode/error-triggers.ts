@@ -32,7 +32,12 @@ export const ERROR_TRIGGERS: ReadonlyMap<ErrorCode, StepLabel> = new Map(
     .sort((a, b) => STEP_LABELS.indexOf(a[1]) - STEP_LABELS.indexOf(b[1])),
 );
 
-const PATTERN = /ers_test_trigger:([a-z_]+)/g;
+/**
+ * A code is the whole word after the prefix: it ends at the first character that is not a
+ * letter, digit or underscore (the contract says so), so `internal_error2` and `internal_errors`
+ * are no trigger, as `internal_errors` never was, while `internal_error.` ends a sentence.
+ */
+const PATTERN = /ers_test_trigger:([a-z_]+)(?![A-Za-z0-9_])/g;
 
 /** The place of a triggerable code's step in the order of the steps. */
 const stepIndex = (code: ErrorCode): number => STEP_LABELS.indexOf(ERROR_TRIGGERS.get(code) as StepLabel);

@@ -33,6 +33,15 @@ describe('test mode, unit tier: error triggers at their steps, the offline gener
     expect(triggerIn(undefined)).to.equal(undefined);
   });
 
+  it('a code ends at the first character that is not a letter, digit or underscore: a longer word is no trigger, punctuation after it is (R53)', () => {
+    for (const text of ['ers_test_trigger:internal_error', 'ers_test_trigger:internal_error.', 'ers_test_trigger:internal_error-x', '(ers_test_trigger:internal_error)', 'ers_test_trigger:internal_error\nmore']) {
+      expect(triggerIn(text), text).to.equal('internal_error');
+    }
+    for (const text of ['ers_test_trigger:internal_errors', 'ers_test_trigger:internal_error_x', 'ers_test_trigger:internal_error2', 'ers_test_trigger:internal_errorX']) {
+      expect(triggerIn(text), text).to.equal(undefined);
+    }
+  });
+
   for (const [code, step] of ERROR_TRIGGERS) {
     it(`ers_test_trigger:${code} fails step ${step} with ${ERROR_CATALOGUE[code].status} after the steps before it ran; nothing stored, no key claimed`, async () => {
       const h = new UseCaseHarness();
