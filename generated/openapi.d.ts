@@ -468,7 +468,9 @@ export interface components {
     parameters: {
         /**
          * @description Optional key that makes retries safe (see the operation description). 1 to 255
-         *     characters after trimming surrounding whitespace. A blank, too long or repeated header
+         *     characters after trimming surrounding whitespace; a key sent in UTF-8 counts its
+         *     characters, not its bytes (ASCII, such as a UUID, is safest: intermediaries may not pass
+         *     other bytes unchanged). A blank, too long or repeated header
          *     gives 400 `invalid_idempotency_key`. Completed keys are retained for 24 hours.
          * @example 5b1f8f8e-1f0c-4d5e-8a3b-2f6c9d0e7a11
          */
@@ -508,7 +510,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Optional key that makes retries safe (see the operation description). 1 to 255
-                 *     characters after trimming surrounding whitespace. A blank, too long or repeated header
+                 *     characters after trimming surrounding whitespace; a key sent in UTF-8 counts its
+                 *     characters, not its bytes (ASCII, such as a UUID, is safest: intermediaries may not pass
+                 *     other bytes unchanged). A blank, too long or repeated header
                  *     gives 400 `invalid_idempotency_key`. Completed keys are retained for 24 hours.
                  * @example 5b1f8f8e-1f0c-4d5e-8a3b-2f6c9d0e7a11
                  */

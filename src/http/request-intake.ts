@@ -15,6 +15,23 @@ function checkJsonContentType(req: IncomingMessage): void {
   }
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A header value as the characters it spells. node:http gives each byte as one character
+ * (latin1); a value written in UTF-8 is read as UTF-8, so that its length counts characters, not
+ * bytes. Bytes that are not UTF-8 stay as they came.
+ */
+function headerText(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(value)) return value;
+  try {
+    return strictUtf8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value;
+  }
+}
+
 /**
  * Ruling R11: trimmed, 1 to 255 characters, sent at most once. Returns undefined when absent.
  * Repeated headers are seen through headersDistinct (req.headers would join them with ", ").
@@ -22,7 +39,7 @@ function checkJsonContentType(req: IncomingMessage): void {
 function readIdempotencyKey(req: IncomingMessage): string | undefined {
   const values = req.headersDistinct['idempotency-key'];
   if (values === undefined) return undefined;
-  const key = values.length === 1 ? (values[0] ?? '').trim() : '';
+  const key = values.length === 1 ? headerText(values[0] ?? '').trim() : '';
   if (values.length !== 1 || key.length < 1 || [...key].length > IDEMPOTENCY_KEY_MAX) {
     throw new ApiError('invalid_idempotency_key');
   }

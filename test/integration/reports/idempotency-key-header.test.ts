@@ -50,4 +50,22 @@ describe('POST /v1/evidence/reports: the Idempotency-Key header (spec 4.1, R11)'
     expect(generator.callCount).to.equal(3);
     expect(await customerTotals(app.client.customerId)).to.deep.equal({ reports: 3, units: 3, claims: 0 });
   });
+
+  // A header travels as bytes; a key written in UTF-8 counts its characters, not its bytes (R11:
+  // "1 to 255 characters"). Node's client sends a string's characters as single bytes, so the
+  // UTF-8 bytes are given as that string.
+  const utf8Bytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
+
+  it('a key of 255 non-ASCII characters sent in UTF-8 (510 bytes) is accepted, and is the same key on a retry (R11)', async () => {
+    const key = utf8Bytes('é'.repeat(255));
+    const first = await app.client.create<CreatedReport>(bodyNumber(5), { headers: { 'idempotency-key': key } });
+    expect(first.status, first.text).to.equal(201);
+    const again = await app.client.create<CreatedReport>(bodyNumber(5), { headers: { 'idempotency-key': key } });
+    expect(isReplay(again)).to.equal(true);
+    expect(again.body.id).to.equal(first.body.id);
+  });
+
+  it('a key of 256 non-ASCII characters sent in UTF-8 is 400 invalid_idempotency_key (R11)', async () => {
+    expectApiError(await app.client.create(bodyNumber(6), { headers: { 'idempotency-key': utf8Bytes('é'.repeat(256)) } }), 'invalid_idempotency_key');
+  });
 });
