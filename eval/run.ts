@@ -135,11 +135,13 @@ if (args.json) {
     ['development priority', (s) => pct(s.splits.development?.priority)],
   ];
   const width = 26;
-  const col = 16;
-  const out = [`${cases.length} cases from ${casesPath}`, `${''.padEnd(width)}${runs.map((r) => r.name.padStart(col)).join('')}${delta ? 'delta'.padStart(col) : ''}`];
-  for (const [label, value, d] of lines) {
-    out.push(`${label.padEnd(width)}${runs.map((r) => value(r.summary).padStart(col)).join('')}${delta ? (d ?? '').padStart(col) : ''}`);
-  }
+  const header = [...runs.map((r) => r.name), ...(delta ? ['delta'] : [])];
+  const rows = lines.map(([label, value, d]): [string, string[]] => [label, [...runs.map((r) => value(r.summary)), ...(delta ? [d ?? ''] : [])]]);
+  // Every column is as wide as its longest name or figure plus a gap of two spaces, so that long
+  // model names neither run together nor push their figures out of line.
+  const col = Math.max(...header.map((h) => h.length), ...rows.flatMap(([, cells]) => cells.map((c) => c.length))) + 2;
+  const out = [`${cases.length} cases from ${casesPath}`, `${''.padEnd(width)}${header.map((h) => h.padStart(col)).join('')}`];
+  for (const [label, cells] of rows) out.push(`${label.padEnd(width)}${cells.map((c) => c.padStart(col)).join('')}`);
   for (const r of runs) {
     const errors = Object.entries(r.summary.errors);
     if (errors.length > 0) out.push(`${r.name}: cases without a result: ${errors.map(([k, n]) => `${k} x${n}`).join(', ')}`);
