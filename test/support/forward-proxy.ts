@@ -1,6 +1,8 @@
 // A small forward proxy for the egress tests (R45), speaking both ways clients use one:
-// - CONNECT host:port (a tunnel: what fetch/undici uses, for http and https targets alike);
-// - an absolute-URI request (GET http://host:port/path: what Node's http agents with a proxy use).
+// - CONNECT host:port (a tunnel: what undici's proxy agent uses for https targets, and Node 24's
+//   bundled undici for http targets too);
+// - an absolute-URI request (GET http://host:port/path: what Node's http agents with a proxy use,
+//   and the undici package's proxy agent for http targets).
 // It records every target it was asked for, resolves the names of `hosts` itself (a name only
 // it knows proves a request came through it), refuses targets listed in `refuse` (502, recorded
 // first), answers CONNECTs to the targets given to answerConnect as told, and forwards the rest on
