@@ -67,23 +67,32 @@ function networkFailure(error: unknown): 'unreachable' | 'connection_lost' | 'pr
 }
 
 /**
- * The machine-readable reason of Google's error (google.rpc.ErrorInfo in `error.details`), from
- * the body the SDK puts, as JSON, in ApiError's message. Only compared with fixed words: the
- * message itself is never kept. A wrong or revoked GEMINI_API_KEY is 400 INVALID_ARGUMENT with
- * reason API_KEY_INVALID (the Developer API's answer, as quoted in
- * cequence-io/openai-scala-client#109 and google-gemini/gemini-cli#25198), the same status as a
- * request the model refuses: the reason tells the operator which of the two to fix.
+ * The `details` of Google's error body (google.rpc.Status), which the SDK's ApiError carries as
+ * JSON in its message; some front ends wrap the body in an array. Only fixed fields of them are
+ * read by the callers, never the message itself.
  */
-function errorInfoReason(error: ApiError): string | undefined {
+function errorDetails(error: ApiError): { '@type'?: unknown; reason?: unknown; retryDelay?: unknown }[] {
+  let body: unknown;
   try {
-    const body = JSON.parse(error.message) as { error?: { details?: unknown } };
-    const details = body.error?.details;
-    if (!Array.isArray(details)) return undefined;
-    for (const detail of details as { '@type'?: unknown; reason?: unknown }[]) {
-      if (detail?.['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo' && typeof detail.reason === 'string') return detail.reason;
-    }
+    body = JSON.parse(error.message);
   } catch {
     // Not the JSON body (the SDK wraps a non-JSON answer in its own message).
+    return [];
+  }
+  const envelope = (Array.isArray(body) ? body[0] : body) as { error?: { details?: unknown } } | undefined;
+  const details = envelope?.error?.details;
+  return Array.isArray(details) ? (details as { '@type'?: unknown; reason?: unknown; retryDelay?: unknown }[]) : [];
+}
+
+/**
+ * The machine-readable reason of Google's error (google.rpc.ErrorInfo). A wrong or revoked
+ * GEMINI_API_KEY is 400 INVALID_ARGUMENT with reason API_KEY_INVALID (the Developer API's answer,
+ * as quoted in cequence-io/openai-scala-client#109 and google-gemini/gemini-cli#25198), the same
+ * status as a request the model refuses: the reason tells the operator which of the two to fix.
+ */
+function errorInfoReason(error: ApiError): string | undefined {
+  for (const detail of errorDetails(error)) {
+    if (detail?.['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo' && typeof detail.reason === 'string') return detail.reason;
   }
   return undefined;
 }
@@ -131,16 +140,7 @@ export function fallsThrough(failure: GenerationError): boolean {
  */
 export function retryDelayMs(error: unknown): number | undefined {
   if (!(error instanceof ApiError) || error.status !== 429) return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(error.message);
-  } catch {
-    return undefined;
-  }
-  const envelope = (Array.isArray(body) ? body[0] : body) as { error?: { details?: unknown } } | undefined;
-  const details = envelope?.error?.details;
-  if (!Array.isArray(details)) return undefined;
-  for (const detail of details as { '@type'?: unknown; retryDelay?: unknown }[]) {
+  for (const detail of errorDetails(error)) {
     if (detail?.['@type'] !== 'type.googleapis.com/google.rpc.RetryInfo' || typeof detail.retryDelay !== 'string') continue;
     const match = /^(\d{1,6})(?:\.(\d{1,9}))?s$/.exec(detail.retryDelay);
     if (match === null) return undefined;

@@ -43,6 +43,7 @@ describe('Gemini generator: failure mapping (R24)', () => {
     ['HTTP 400', errorAnswer(400), 'failed', 'http_400'],
     ['HTTP 403', errorAnswer(403), 'failed', 'http_403'],
     ['a key Google does not know (400 with ErrorInfo API_KEY_INVALID)', invalidKeyAnswer(), 'failed', 'api_key_invalid'],
+    ['the same, its error body wrapped in an array (as some Google front ends send it)', { status: 400, body: [invalidKeyAnswer().body] }, 'failed', 'api_key_invalid'],
     ['HTTP 404 (unknown model)', errorAnswer(404), 'failed', 'http_404'],
     ['a safety block via promptFeedback.blockReason', blockedPromptAnswer('SAFETY'), 'failed', 'prompt_blocked'],
     ['a prompt blocked as PROHIBITED_CONTENT', blockedPromptAnswer('PROHIBITED_CONTENT'), 'failed', 'prompt_blocked'],

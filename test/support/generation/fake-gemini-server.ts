@@ -209,7 +209,7 @@ export function errorAnswer(status: number, delayMs?: number): FakeGeminiAnswer 
  * 400 INVALID_ARGUMENT with google.rpc.ErrorInfo reason API_KEY_INVALID, in these words (as
  * quoted from the API in cequence-io/openai-scala-client#109 and google-gemini/gemini-cli#25198).
  */
-export function invalidKeyAnswer(): FakeGeminiAnswer {
+export function invalidKeyAnswer(): FakeGeminiAnswer & { readonly body: unknown } {
   const message = 'API key not valid. Please pass a valid API key.';
   return {
     status: 400,
