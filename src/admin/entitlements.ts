@@ -1,5 +1,5 @@
 // entitlement grant / revoke (operator-interface.md): the row of product `evidence_reports`
-// (rulings R12, R19), kept when revoked so the decision is visible, read on every request (R21).
+// (ruling R19), kept when revoked so the decision is visible, read on every request (R21).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PlanRepository } from '../plans/plan-repository.ts';
 import { requireCustomer } from './lookups.ts';

@@ -33,8 +33,9 @@ export function ormOptions(
       snapshot: false,
       silent: true,
     },
-    // The usage counter trigger and its functions are raw SQL in a migration, not entity
-    // metadata; without this, schema diffs (and generated migrations) would drop them.
+    // The usage counter's triggers (created by a migration) and the SQL functions (.sql files the
+    // migrator applies, src/db/sql-functions.ts) are not entity metadata; without this, schema
+    // diffs (and generated migrations) would drop them.
     schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     pool: { max: poolMax },
     // Handed to pg's Pool: every wait on the database is bounded (ruling R33); prepared

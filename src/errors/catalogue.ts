@@ -48,10 +48,13 @@ export const ERROR_CATALOGUE = {
 } as const satisfies Record<ErrorCode, CatalogueEntry>;
 
 /**
- * Where each code arises: a step of POST /v1/evidence/reports (spec section 1, by its
+ * Where each code first arises: a step of POST /v1/evidence/reports (spec section 1, by its
  * operator-interface label), `any_step` (an unexpected error), or another operation or the
  * router. Test mode (R53) derives from this table which codes an `ers_test_trigger:<code>` can
- * raise, and at which step; a new code must say where it arises before it compiles.
+ * raise, and at which step; a new code must say where it arises before it compiles. One place per
+ * code: a few arise elsewhere too (the load shedder's 503s, report_generation_unavailable and
+ * current_usage_unavailable, before any step; report_generation_unavailable when a report read
+ * fails; idempotency_unavailable when the claim is renewed before step 8 or lost at steps 9-10).
  */
 type ErrorOrigin = StepLabel | 'any_step' | 'routing' | 'current_usage_read' | 'report_read';
 

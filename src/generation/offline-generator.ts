@@ -98,7 +98,7 @@ function humanSize(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/** The category whose terms weigh most in `text` (a place counts half, offline-rules.ts; see `weightIn`). */
+/** What classify() found: the category and its tags, and how sure it is. */
 interface Classification {
   readonly category: ReportResult['category'];
   readonly tags: string[];
@@ -107,6 +107,7 @@ interface Classification {
   readonly fault: boolean;
 }
 
+/** The category whose terms weigh most in `text` (a place counts half, offline-rules.ts; see `weightIn`). */
 function classify(text: string): Classification {
   let best: { category: ReportResult['category']; tags: string[]; score: number; fault: boolean } = { category: 'other', tags: [], score: 0, fault: false };
   let ambiguous = false;

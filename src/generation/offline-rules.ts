@@ -19,7 +19,10 @@ export interface Term {
   /** The tag the term contributes. */
   readonly tag: string;
   readonly pattern: RegExp;
-  /** What the term counts towards its category: 1, or 0.5 for a place or substance (see `place`). */
+  /**
+   * What the term counts towards its category: 1 by default (`term`, `compound`), 0.5 for a place
+   * or substance (`place`), 0.75 for a symptom (`symptom`), 1.5 for a machine (`appliance`).
+   */
   readonly weight: number;
   /** A symptom a sentence can deny ("no leak", "keine Risse"): then it counts nothing (NEGATION_BEFORE). */
   readonly deniable?: boolean;

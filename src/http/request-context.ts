@@ -1,4 +1,5 @@
-// First middleware: a server-generated request id and the headers every response carries
+// The request's first own middleware (inside answerAtEndOfTurn, which only times the answer's
+// write): a server-generated request id and the headers every response carries
 // (ruling R9: x-request-id, cache-control: no-store), plus one access-log line per request.
 // The log line never carries headers, bodies or keys (ruling R26). It is also where a request's
 // metrics are counted and its server span starts and ends (R40, R41): every line logged for

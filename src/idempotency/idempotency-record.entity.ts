@@ -1,5 +1,6 @@
 // Idempotency claims and completed results (rulings R12, R14). The scope is customer +
-// product + operation + key (R12), so two keys of one customer share it.
+// product + operation + key (R12), so two keys of one customer share it, within a mode: test
+// keys have a namespace of their own (R53).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Customer } from '../accounts/customer.entity.ts';
 import { MODES } from '../accounts/mode.ts';

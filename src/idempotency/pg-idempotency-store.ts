@@ -1,5 +1,5 @@
 // Idempotency records on PostgreSQL (rulings R11 to R14, R30, R36). The claim is atomic through
-// the primary key (customer, product, operation, key): INSERT ... ON CONFLICT DO NOTHING, never
+// the primary key (customer, product, operation, mode, key; mode by R53): INSERT ... ON CONFLICT DO NOTHING, never
 // read-then-write. lease_expires_at doubles as the fencing token of a claim: a takeover only
 // happens once the old lease has passed and sets a later one, so two claims never share a
 // value, and completion() and release() touch only the claim they were given. A key that is
@@ -140,11 +140,6 @@ export class PgIdempotencyStore implements IdempotencyStore {
       // R41); the background retry logs when releases start and stop failing.
       this.#retry.add(claim);
     }
-  }
-
-  /** Claims whose release failed and is still being retried (R36). */
-  get pendingReleases(): number {
-    return this.#retry.size;
   }
 
   close(): void {

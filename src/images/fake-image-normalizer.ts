@@ -1,6 +1,6 @@
 // A fake ImageNormalizer for other modules' unit tests (every port has a real and a
 // fake adapter): no decoding; the bytes pass through as their own "normalized" form, with the
-// pixel size a test gives (1 x 1 by default), and a canned refusal by byte length if asked.
+// pixel size a test gives (1 x 1 by default).
 import type { ImageMimeType } from './image-fetcher.ts';
 import type { ImageNormalizer, Normalization } from './image-normalizer.ts';
 

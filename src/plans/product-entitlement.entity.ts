@@ -1,8 +1,8 @@
-// Product entitlement: one row per customer and product, active or not (rulings R12, R19).
+// Product entitlement: one row per customer and product, active or not (ruling R19).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Customer } from '../accounts/customer.entity.ts';
 
-/** The product a customer must be entitled to before creating reports (ruling R12). */
+/** The product a customer must be entitled to before creating reports (ruling R19; R12 names it in the idempotency scope). */
 export const EVIDENCE_REPORTS_PRODUCT = 'evidence_reports';
 
 export const ProductEntitlement = defineEntity({

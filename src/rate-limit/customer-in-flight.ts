@@ -34,11 +34,6 @@ export class CustomerInFlight {
     };
     return { release, [Symbol.dispose]: release };
   }
-
-  /** Creations of `customerId` in flight now. */
-  inFlight(customerId: string): number {
-    return this.#counts.get(customerId) ?? 0;
-  }
 }
 
 const NO_SLOT: InFlightSlot = Object.freeze({ release: () => {}, [Symbol.dispose]: () => {} });

@@ -11,10 +11,6 @@ export class FakeRateLimiter implements RateLimiter {
     this.limit = limit;
   }
 
-  get policy(): { limit: number; windowSeconds: number } {
-    return { limit: this.limit, windowSeconds: 60 };
-  }
-
   async consume(customerId: string): Promise<RateLimitDecision> {
     if (this.unavailable) throw new RateLimitStoreError('fake store unavailable');
     const count = (this.#counts.get(customerId) ?? 0) + 1;

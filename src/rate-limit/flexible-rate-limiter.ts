@@ -175,7 +175,6 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
     }
   }
   return {
-    policy: { limit: options.points, windowSeconds: options.windowSeconds },
     async consume(customerId: string): Promise<RateLimitDecision> {
       await firstConnection;
       try {

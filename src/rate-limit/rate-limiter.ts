@@ -10,14 +10,7 @@ export interface RateLimitDecision {
   readonly resetInMs: number;
 }
 
-export interface RateLimitPolicy {
-  readonly limit: number;
-  readonly windowSeconds: number;
-}
-
 export interface RateLimiter {
-  /** The configured limit per fixed window (the test mode's triggered 429 reports it, R53). */
-  readonly policy: RateLimitPolicy;
   /** Counts one request. Throws RateLimitStoreError when the store cannot answer (fail closed). */
   consume(customerId: string): Promise<RateLimitDecision>;
   close(): Promise<void>;

@@ -101,10 +101,11 @@ export class CreateEvidenceReport {
     const d = this.#deps;
     const telemetry = this.#telemetry;
     const { principal, request, signal } = input;
-    // Two instants. The unit (and its report) is dated at step 1's instant, principal.at, not a
-    // new reading: the month the quota was judged in is the month the unit is billed in (R17),
-    // however long the body took to arrive. What a client times its retry by (the 429's resetAt,
-    // beside Retry-After; the claim's lease and retention, R14) runs from now, when the body is here.
+    // The month is step 1's. The unit (and its report) is dated at step 1's instant, principal.at,
+    // never a new reading: the month the quota was judged in is the month the unit is billed in
+    // (R17), however long the body took to arrive. What runs for a time from here reads the clock
+    // afresh: the faults of test mode and the claim (`now`), the claim's renewal before the
+    // generator and its retention when it completes (R14), each at its own moment.
     const now = d.clock.now();
     const faults = this.#faults(input, now);
     // Each step runs through the telemetry port: its duration and its span (R40, R41).

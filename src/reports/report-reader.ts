@@ -1,6 +1,5 @@
 // The read port of GET /v1/evidence/reports/{id} (R54): one of the caller's reports, in the
-// caller's mode. Adapters: PgReportReader (one statement on the primary key) and
-// FakeReportReader.
+// caller's mode. Adapter: PgReportReader (one statement on the primary key).
 import type { Mode } from '../accounts/mode.ts';
 
 export interface ReportOwner {

@@ -1,5 +1,5 @@
--- usage_counter holds the exact monthly total of usage_record per customer and operation (R15,
--- R17). Usage records stay the source of truth (spec 2.7); the triggers on usage_record (created
+-- usage_counter holds the exact monthly total of usage_record per customer, operation and mode
+-- (R15, R17, R53). Usage records stay the source of truth (spec 2.7); the triggers on usage_record (created
 -- by a migration: DDL on a table) call this function in the same transaction as the records,
 -- whoever writes them, so the quota check reads one row whatever the month's volume.
 -- Statement-level with transition tables: a bulk insert costs one upsert per (customer,

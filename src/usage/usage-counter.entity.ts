@@ -1,4 +1,4 @@
-// The exact monthly total per customer and operation (rulings R15, R17). Written ONLY by
+// The exact monthly total per customer, operation and mode (rulings R15, R17, R53). Written ONLY by
 // the trigger on usage_record (migration "usage counter trigger"), so the quota check reads
 // one row instead of summing a month of records. Never write it from the application.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
