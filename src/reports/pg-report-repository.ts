@@ -69,8 +69,10 @@ export function failureKind(failure: Pick<PersistenceFailure, 'sqlState'>): Pers
   // No connection, or no answer from the server: step 9's code (nothing written, or an outcome
   // this process cannot know: docs/integrating.md tells clients to retry with the same key).
   if (sqlState === undefined || NEVER_RAN.test(sqlState)) return 'unavailable';
-  // A server error outside the function's own blocks comes after its writes, at the end of the
-  // transaction (a deferred constraint, a serialization failure): R15 counts the commit as usage.
+  // A server error outside the function's own blocks comes after its two writes: in the
+  // idempotency completion's UPDATE (a lock wait past the bound, say) or at the end of the
+  // transaction (a deferred constraint, a serialization failure). Either aborts both writes; R15
+  // counts the commit as usage, so it is step 10's code.
   return FAILURES[sqlState] ?? 'usage_not_recorded';
 }
 
