@@ -101,12 +101,17 @@ describe('usage_counter trigger (R15, R17)', () => {
 
   it('rolls back with the transaction that wrote the records (R15)', async () => {
     const { customerId } = await createCustomerFixture();
-    await (await testEm())
+    const failure = await (await testEm())
       .transactional(async (tx) => {
         await record(tx, customerId, '2026-01-20T00:00:00Z', 9);
         throw new Error('abort after the insert');
       })
-      .catch(() => undefined);
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    // The insert itself went through: the transaction ended on the throw after it, nothing else.
+    expect((failure as Error | undefined)?.message).to.equal('abort after the insert');
     expect(await usedInPeriod(await testEm(), customerId, JAN)).to.equal(0);
   });
 
