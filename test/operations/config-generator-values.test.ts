@@ -2,6 +2,7 @@
 // refused with one line naming the variable; the defaults are the ruled ones.
 import { expect } from 'chai';
 import { ConfigError, DEFAULT_GEMINI_MAX_OUTPUT_TOKENS, DEFAULT_GEMINI_MODELS, loadConfig } from '../../src/config.ts';
+import { urlPasswords } from '../support/secret-log-lines.ts';
 
 const BAD: [variable: string, env: Record<string, string>][] = [
   ['GEMINI_MODEL', { GEMINI_MODEL: 'gemini-3.8-flash,,gemini-3.7-flash' }],
@@ -44,8 +45,9 @@ describe('the generator variables (R42-R45, operator-interface.md)', () => {
       const message = (error as ConfigError).message;
       expect(message).to.include(variable);
       expect(message).to.not.include('\n');
-      // R26: the value is never echoed (it may carry a password).
+      // R26: the value is never echoed (it may carry a password), nor its password in any form.
       for (const value of Object.values(env)) if (value.includes('@')) expect(message).not.to.include(value.slice(0, value.indexOf('@')));
+      for (const password of urlPasswords(Object.values(env))) expect(message, 'a password reached the message').not.to.include(password);
     });
   }
 

@@ -3,6 +3,7 @@
 // variable as unset, and freezes what it returns.
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { urlPasswords } from '../support/secret-log-lines.ts';
 
 const BAD: [variable: string, env: Record<string, string>][] = [
   ['PORT', { PORT: '70000' }],
@@ -55,6 +56,7 @@ describe('configuration values (operator-interface.md)', () => {
       expect(message).to.include(variable);
       expect(message).to.not.include('\n');
       expect(message, 'the value is never echoed (R26)').to.not.include('gateway-secret');
+      for (const password of urlPasswords(Object.values(env))) expect(message, 'a password reached the message (R26)').not.to.include(password);
     });
   }
 

@@ -24,3 +24,29 @@ export function expectNoSecretIn(lines: readonly string[], secrets: readonly str
     }
   }
 }
+
+/**
+ * The password of each value written as `scheme://user:password@…`, in every form a message could
+ * carry it: as written, without the tabs and line breaks a URL parser drops, and percent-decoded.
+ * Forms shorter than 4 characters are left out (they would match ordinary words).
+ */
+export function urlPasswords(values: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const value of values) {
+    const scheme = value.indexOf('://');
+    const at = value.lastIndexOf('@');
+    if (scheme < 0 || at < scheme) continue;
+    const userinfo = value.slice(scheme + 3, at);
+    if (!userinfo.includes(':')) continue;
+    const written = userinfo.slice(userinfo.indexOf(':') + 1);
+    for (const form of [written, written.replace(/[\t\r\n]/g, '')]) {
+      forms.add(form);
+      try {
+        forms.add(decodeURIComponent(form));
+      } catch {
+        // Not valid percent-encoding ("50%off"): kept as written only.
+      }
+    }
+  }
+  return [...forms].filter((form) => form.length >= 4);
+}
