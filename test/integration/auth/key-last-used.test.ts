@@ -29,6 +29,27 @@ async function eventually(read: () => Promise<string | null>, expected: string):
 describe('lastUsedAt of an API key (R32)', () => {
   const clock = new FixedClock('2026-11-21T10:00:00.000Z');
   const app = useService({}, { clock });
+  // A second instance on the same database, with a clock of its own: its process has not seen the
+  // key, so only the database's own guard keeps the write to once a minute per key.
+  const otherClock = new FixedClock('2026-11-21T10:00:00.000Z');
+  const other = useService({}, { clock: otherClock });
+
+  it('at most once a minute per key across instances: the database keeps it, not only each process (R32)', async () => {
+    const customer = await createCustomerFixture();
+    clock.set('2026-11-21T10:00:00.000Z');
+    expect((await client(app.service.url, customer.apiKey).currentUsage()).status).to.equal(200);
+    expect(await eventually(() => lastUsedAt(customer.apiKeyId), '2026-11-21T10:00:00.000Z')).to.equal('2026-11-21T10:00:00.000Z');
+
+    otherClock.set('2026-11-21T10:00:30.000Z');
+    expect((await client(other.service.url, customer.apiKey).currentUsage()).status).to.equal(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await lastUsedAt(customer.apiKeyId), 'within the minute, on the other instance').to.equal('2026-11-21T10:00:00.000Z');
+
+    // A minute after the write, it is taken again (here from the first instance).
+    clock.set('2026-11-21T10:01:01.000Z');
+    expect((await client(app.service.url, customer.apiKey).currentUsage()).status).to.equal(200);
+    expect(await eventually(() => lastUsedAt(customer.apiKeyId), '2026-11-21T10:01:01.000Z')).to.equal('2026-11-21T10:01:01.000Z');
+  });
 
   it('is set on successful authentication, not again within a minute, and again after it (R32)', async () => {
     const customer = await createCustomerFixture();
