@@ -3,6 +3,8 @@
 // one Idempotency-Key, a rate-limit 429 retried after Retry-After, and no retry for a quota 429
 // (details.resetAt surfaced), a 409 or another 4xx; every answer's requestId kept. The client's
 // requests are observed through the fetch it is given (the network as the service sees it).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createEvidenceClient, EvidenceApiError, type RetryEvent } from '../../../examples/evidence-client.ts';
 import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
@@ -162,5 +164,57 @@ describe('the example client follows the retry guidance against the real service
     const error = await rejection(client.currentUsage());
     expect(error).to.include({ status: 401, code: 'invalid_api_key', attempts: 1 });
     expect(sent).to.have.length(1);
+  });
+
+  it('no answer at all (the connection refused): retried under the same key, and the retry makes the one report', async () => {
+    const customer = await createCustomerFixture();
+    const { sent, fetch: recording } = recordingFetch();
+    // The first attempt goes to a port where nothing listens: a real ECONNREFUSED, as undici throws it.
+    const refused = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const keys: (string | null)[] = [];
+    let calls = 0;
+    const fetchOnce: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      keys.push(request.headers.get('idempotency-key'));
+      calls += 1;
+      if (calls === 1) return fetch(new Request(request.url.replace(new URL(service.url).host, `127.0.0.1:${refused}`), request));
+      return recording(request);
+    };
+    const retries: RetryEvent[] = [];
+    const answer = await createEvidenceClient({ baseUrl: service.url, apiKey: customer.apiKey, fetch: fetchOnce, retry: FAST, onRetry: (e) => retries.push(e) }).createReport(BODY);
+    expect(answer.attempts).to.equal(2);
+    expect(retries.map((r) => r.reason)).to.deep.equal(['network']);
+    expect(keys).to.have.length(2);
+    expect(keys[0], 'the same key on the retry').to.equal(keys[1]).and.to.match(UUID);
+    expect(sent.map((x) => x.status)).to.deep.equal([201]);
+    expect(await customerTotals(customer.customerId)).to.deep.equal({ reports: 1, units: 1, claims: 0 });
+  });
+
+  it('the backoff is full jitter under a growing cap: each wait below min(cap, base x 2^(n-1)), spread over it, and the caps grow', async () => {
+    // Answers made here, not by the service: 20 runs of 7 attempts each, every answer a 503.
+    const unavailable: typeof fetch = async () =>
+      new Response(JSON.stringify({ error: { code: 'report_generation_unavailable', message: 'The report generator is temporarily unavailable.', requestId: 'r' } }), {
+        status: 503,
+        headers: { 'content-type': 'application/json' },
+      });
+    const retry = { baseDelayMs: 4, maxDelayMs: 48, maxAttempts: 7 };
+    const waits: number[][] = Array.from({ length: retry.maxAttempts - 1 }, () => []);
+    for (let run = 0; run < 20; run++) {
+      const client = createEvidenceClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', fetch: unavailable, retry, onRetry: (e) => waits[e.attempt - 1]?.push(e.delayMs) });
+      expect((await rejection(client.createReport(BODY))).attempts).to.equal(retry.maxAttempts);
+    }
+    waits.forEach((delays, i) => {
+      const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** i);
+      expect(delays, `retry ${i + 1}`).to.have.length(20);
+      for (const delay of delays) expect(delay, `retry ${i + 1}`).to.be.at.least(0).and.below(cap);
+      // Twenty uniform draws all in the lower half: a chance of 2^-20.
+      if (cap >= 8) expect(Math.max(...delays), `retry ${i + 1} spreads over its cap ${cap}`).to.be.at.least(cap / 2);
+      if (cap >= 8) expect(new Set(delays).size, `retry ${i + 1} is jittered`).to.be.above(1);
+    });
   });
 });
