@@ -17,7 +17,7 @@ import type { Clock } from '../shared/clock.ts';
 import { describeCause } from '../shared/describe-cause.ts';
 
 // Any constant, the same in every instance; distinct from the migration lock.
-const SWEEP_LOCK_KEY = 7_302_113_036;
+export const SWEEP_LOCK_KEY = 7_302_113_036;
 
 // Completed records past retention (only completed records have expires_at), then claims past
 // their lease; both through an index (Migration20261123000000_sweep_indexes).

@@ -25,6 +25,7 @@ import { lockWaitersAfter, withApiKeyLocked } from '../support/api-key-lock.ts';
 import { bodyNumber, isReplay, REPORTS_PATH, waitFor } from '../support/reports.ts';
 import { expectNoSecretIn, linesOf, testPassword } from '../support/secret-log-lines.ts';
 import { runAdmin } from '../support/admin-cli.ts';
+import { SWEEP_LOCK_KEY } from '../../src/maintenance/expiry-sweeper.ts';
 
 const STATEMENT_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 2_000;
@@ -186,7 +187,7 @@ describe('behind PgBouncer in transaction mode with stock settings (R47)', funct
         );
         await waitFor(async () => (await queryOnce(database.url, 'select 1 from idempotency_record where idempotency_key = $1', [key])).length === 0, 15_000);
         // No session-level sweep lock is left behind on any server connection.
-        expect(await queryOnce(database.url, "select 1 from pg_locks where locktype = 'advisory' and objid = $1", [7_302_113_036 % 2 ** 32])).to.deep.equal([]);
+        expect(await queryOnce(database.url, "select 1 from pg_locks where locktype = 'advisory' and objid = $1", [SWEEP_LOCK_KEY % 2 ** 32])).to.deep.equal([]);
       } finally {
         await stopInstances(sweeping);
       }

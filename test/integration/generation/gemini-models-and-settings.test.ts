@@ -165,7 +165,8 @@ describe('Gemini models in order, with fallbacks (R42)', () => {
     const elapsed = performance.now() - started;
     expect(error).to.include({ kind: 'unavailable', reason: 'timeout' });
     expect(suite.fake.requests.map((r) => r.model)).to.deep.equal([PRIMARY, FALLBACK]);
-    expect(elapsed).to.be.within(780, 800 + 250);
+    // At the one deadline: a deadline per model would take two (1,600 ms); the margin is a loaded CI's.
+    expect(elapsed).to.be.within(780, 800 + 600);
   });
 });
 

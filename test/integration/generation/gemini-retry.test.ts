@@ -81,7 +81,8 @@ describe('Gemini generator: one retry, transient failures only, within the deadl
     const elapsed = performance.now() - started;
     expect(error).to.include({ kind: 'unavailable', reason: 'timeout' });
     expect(fake.requests).to.have.lengthOf(2);
-    expect(elapsed).to.be.within(780, 800 + 250);
+    // At the one deadline: well short of two (1,600 ms), the margin a loaded CI's event loop needs.
+    expect(elapsed).to.be.within(780, 800 + 600);
   });
 
   it('does not retry a timeout: no time remains by definition (R24)', async () => {

@@ -42,7 +42,8 @@ describe('normalization queue: bounded, refused at once past its bounds, off the
 
     const started = performance.now();
     expect(await reasonOf(queue.run(async () => 'e'))).to.equal('unavailable:normalizer_busy');
-    expect(performance.now() - started, 'refused without waiting').to.be.below(50);
+    // Waiting would mean until a job is opened, which this test does only afterwards.
+    expect(performance.now() - started, 'refused without waiting').to.be.below(1_000);
 
     jobs[1]!.open();
     expect(await runs[1]).to.equal('b');

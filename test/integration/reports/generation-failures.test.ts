@@ -43,13 +43,17 @@ describe('POST /v1/evidence/reports: generation failures and invalid output (R24
     return res.text;
   }
 
-  it('a generator that is unreachable, timed out or rate limited is 503 report_generation_unavailable (R24)', async () => {
-    await failsThenRecovers(new FakeReportGenerator({ error: { kind: 'unavailable', reason: 'timeout' } }), 'report_generation_unavailable');
-  });
+  for (const reason of ['unreachable', 'timeout', 'http_429']) {
+    it(`a generator that is ${reason} is 503 report_generation_unavailable (R24)`, async () => {
+      await failsThenRecovers(new FakeReportGenerator({ error: { kind: 'unavailable', reason } }), 'report_generation_unavailable');
+    });
+  }
 
-  it('a refusal or other provider failure is 502 report_generation_failed (R24)', async () => {
-    await failsThenRecovers(new FakeReportGenerator({ error: { kind: 'failed', reason: 'safety' } }), 'report_generation_failed');
-  });
+  for (const reason of ['safety_block', 'refused', 'http_400']) {
+    it(`a ${reason} answer is 502 report_generation_failed (R24)`, async () => {
+      await failsThenRecovers(new FakeReportGenerator({ error: { kind: 'failed', reason } }), 'report_generation_failed');
+    });
+  }
 
   it('an answer that is not a report is 502 invalid_generated_report (R24)', async () => {
     await failsThenRecovers(new FakeReportGenerator({ error: { kind: 'invalid', reason: 'not json' } }), 'invalid_generated_report');

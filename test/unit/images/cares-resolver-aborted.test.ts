@@ -24,7 +24,7 @@ describe('c-ares resolver, deadline passed before the first query (R50)', functi
     const started = performance.now();
     const error = await resolve('silent.test', controller.signal).catch((e: unknown) => e);
     expect((error as NodeJS.ErrnoException).code).to.equal('ECANCELLED');
-    expect(performance.now() - started, 'at once, not at c-ares own timeout').to.be.below(100);
+    expect(performance.now() - started, 'at once, not at c-ares own timeout (3 tries of 5 s)').to.be.below(1_000);
     // A query sent anyway would reach the nameserver within milliseconds on loopback.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(nameserver.swallowed - before, 'queries sent').to.equal(0);
