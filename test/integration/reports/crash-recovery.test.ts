@@ -41,7 +41,11 @@ async function startServer(): Promise<RunningServer> {
   const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr?.resume();
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server did not log "listening" within 20 s')), 20_000);
+    const timer = setTimeout(() => {
+      // Not left running when the start fails: nobody else holds this child.
+      child.kill('SIGKILL');
+      reject(new Error('the server did not log "listening" within 20 s'));
+    }, 20_000);
     child.once('exit', (code, signal) => reject(new Error(`the server exited during start (${code ?? signal})`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: { msg?: string; url?: string };
