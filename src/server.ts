@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { describeCause } from './shared/describe-cause.ts';
 import { createApp } from './app.ts';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.ts';
 import { idempotencyLeaseMs, idempotencyRenewBelowMs, type Config } from './config.ts';
@@ -297,15 +298,16 @@ async function serve({ config, logger, overrides, contract, database, ownsDataba
       admission?.close();
       idempotency.close();
       // A database, store or collector that hangs must not hold the exit (R33, R35): the
-      // dependencies close together, bounded.
-      await settleWithin(
-        Promise.allSettled([
-          sweeper.stop(),
-          rateLimiter.close(),
-          observability.close(),
-          ownsDatabase ? database.close() : Promise.resolve(),
-        ]),
+      // dependencies close together, bounded; the ones that failed or ran out of time are named.
+      await closeWithin(
+        {
+          expiry_sweeper: () => sweeper.stop(),
+          rate_limit_store: () => rateLimiter.close(),
+          observability: () => observability.close(),
+          ...(ownsDatabase ? { database: () => database.close() } : {}),
+        },
         CLOSE_DEPENDENCIES_MS,
+        logger,
       );
       restoreEgress();
     })());
@@ -359,6 +361,28 @@ const UNWIND_MS = 200;
 const CLOSE_DEPENDENCIES_MS = 500;
 /** How long closing the database may take when the start failed (PGlite writes its files back). */
 const CLOSE_FAILED_START_MS = 5_000;
+
+/**
+ * Closes the dependencies together within `ms`. The exit does not wait longer (R35), but the
+ * operator is told which close failed (its cause's codes) and which had not finished: a database
+ * that did not close may have had a statement still running, for instance.
+ */
+async function closeWithin(closes: Record<string, () => Promise<unknown>>, ms: number, logger: Pick<Logger, 'warn'>): Promise<void> {
+  const pending = new Set(Object.keys(closes));
+  const all = Promise.all(
+    Object.entries(closes).map(async ([dependency, close]) => {
+      try {
+        await close();
+      } catch (error) {
+        logger.warn({ dependency, cause: describeCause(error) }, 'closing a dependency failed at shutdown');
+      } finally {
+        pending.delete(dependency);
+      }
+    }),
+  );
+  await settleWithin(all, ms);
+  if (pending.size > 0) logger.warn({ dependencies: [...pending], boundMs: ms }, 'closing dependencies did not finish within the shutdown bound; exiting without them');
+}
 
 async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

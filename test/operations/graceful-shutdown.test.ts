@@ -4,10 +4,12 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { countCustomerRows, createCustomerFixture, testDatabaseUrl, testEm } from '../support/database.ts';
+import pg from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { countCustomerRows, createCustomerFixture, createServerDatabase, openOrm, testDatabaseUrl, testEm } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts';
-import { waitUntilInFlight } from '../support/reports.ts';
+import { waitFor, waitUntilInFlight } from '../support/reports.ts';
 
 /** True when a TCP connection to the port is refused. */
 function refused(port: number): Promise<boolean> {
@@ -136,6 +138,55 @@ describe('graceful shutdown is bounded (operator-interface.md)', () => {
     // (to another instance) is served now, not refused as in progress until the lease passes.
     const held = await (await testEm()).execute<{ n: string }[]>(`select count(*) as n from idempotency_record where customer_id = ? and status = 'in_progress'`, [customer.customerId]);
     expect(Number(held[0]?.n), 'claims still held').to.equal(0);
+  });
+
+  it('a database that cannot close within the bound (a statement still waiting on a lock) does not hold the exit, and is named in the log (R35)', async function () {
+    this.timeout(60_000);
+    // A server of its own in both of the suite's runs: the embedded database serves one session
+    // at a time, so a session holding a lock there would hold every other one.
+    const database = await createServerDatabase();
+    let orm: MikroORM | undefined;
+    const holder = new pg.Client({ connectionString: database.url });
+    try {
+      server = startWithSlowGenerator(0, { DATABASE_URL: database.url, SHUTDOWN_TIMEOUT_MS: '300', DB_STATEMENT_TIMEOUT_MS: '8000' });
+      const url = String((await server.waitForLog('listening', 45_000)).url);
+      orm = await openOrm(database.url, 2);
+      const customer = await createCustomerFixture({}, orm.em.fork());
+      // Another session holds the report table against writes: the request's write waits on it.
+      await holder.connect();
+      await holder.query('begin');
+      await holder.query('lock table evidence_report in share mode');
+      const inFlight = client(url, customer.apiKey)
+        .createReport({ context: 'field_inspection', evidence: { text: 'A gate hinge is loose.' } })
+        .then(
+          (response) => response.status,
+          (error: NodeJS.ErrnoException) => error.code,
+        );
+      await waitFor(async () => (await holder.query("select 1 from pg_locks where relation = 'evidence_report'::regclass and not granted")).rowCount! > 0, 10_000);
+      const linesBefore = server.stdoutLines.length;
+      server.child.kill('SIGTERM');
+      const exit = await server.exited;
+      expect(exit.code).to.equal(0);
+      expect(await inFlight).to.equal('ECONNRESET');
+      const named = server.stdoutLines
+        .slice(linesBefore)
+        .map((line) => JSON.parse(line) as { msg?: string; dependencies?: string[] })
+        .filter((line) => line.msg === 'closing dependencies did not finish within the shutdown bound; exiting without them');
+      expect(named.map((line) => line.dependencies), server.stdoutLines.join('\n')).to.deep.equal([['database']]);
+      await holder.query('rollback');
+      // The write outlived the process on the server, and may run once the lock is gone, within
+      // its statement timeout: its outcome is the client's to learn by a retry with the same key
+      // (README, "a connection lost while that transaction commits"). Either way one report is
+      // one unit (R15).
+      const rows = await countCustomerRows(customer.customerId, orm.em.fork());
+      expect(rows.evidence_report).to.be.at.most(1);
+      expect(rows.usage_record).to.equal(rows.evidence_report);
+    } finally {
+      await holder.end().catch(() => undefined);
+      await orm?.close(true);
+      server?.kill();
+      await database.drop();
+    }
   });
 
   it('a connection that never sent a request does not hold the exit: with nothing in flight the process ends after the drain, not at SHUTDOWN_TIMEOUT_MS (R35)', async function () {
