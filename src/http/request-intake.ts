@@ -23,8 +23,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * bytes. Bytes that are not UTF-8 stay as they came.
  */
 function headerText(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (!/[^\x00-\x7f]/.test(value)) return value;
+  if (!/[\u0080-\uffff]/.test(value)) return value;
   try {
     return strictUtf8.decode(Buffer.from(value, 'latin1'));
   } catch {

@@ -147,7 +147,8 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
           resolve();
         });
       });
-      limiter = new RateLimiterRedis({ ...common, storeClient: client, rejectIfRedisNotReady: true });
+      const redisLimiter = new RateLimiterRedis({ ...common, storeClient: client, rejectIfRedisNotReady: true });
+      limiter = redisLimiter;
       // A request refused with 503 because its consume got no answer was not served, yet Redis may
       // have counted it: a stall of a few seconds under traffic would then use up a customer's
       // window, and lock them out for up to a window after Redis answers again (R33 wants
@@ -155,7 +156,6 @@ export async function createFlexibleRateLimiter(options: FlexibleRateLimiterOpti
       // When the command never arrived, that gives the customer a point extra: the store errs
       // toward a few extra requests in a window, never fewer (docs/operations.md).
       const owed = new Map<string, number>();
-      const redisLimiter = limiter;
       owe = (key, error) => {
         if (!(error instanceof Error) || !MAYBE_COUNTED.test(error.message)) return;
         if (!owed.has(key) && owed.size >= MAX_OWED_CUSTOMERS) return;

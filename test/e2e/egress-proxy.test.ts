@@ -130,7 +130,7 @@ describe('the egress proxy carries the generator, token requests and OTLP, never
     expect(connects()).to.equal(3);
   });
 
-  // Node 24's bundled undici left such a request queued and connected again at once, without
+  // Node 24's bundled undici leaves such a request queued and connects again at once, without
   // end: thousands of CONNECTs a second until the deadline (30 s), and on after it
   // (nodejs/undici#3897). The generator's own fetch (src/shared/egress-proxy.ts) fails it.
   it('a proxy that closes the tunnel\'s connection without answering: unreachable at once, every model asked and the last once more, and no CONNECT after the answer (R33, R42, R45)', async () => {

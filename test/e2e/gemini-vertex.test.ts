@@ -8,6 +8,7 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { freePort } from '../support/haproxy.ts';
 import { createCustomerFixture, testEm } from '../support/database.ts';
 import { client } from '../support/http-client.ts';
 import { useServiceProcess } from '../support/e2e/service-process.ts';
@@ -18,14 +19,6 @@ const MODEL = 'gemini-vertex-e2e-flash';
 const PROJECT = 'ers-vertex-e2e';
 const LOCATION = 'europe-west4';
 const REPORT = { context: 'property_maintenance', evidence: { text: 'Water is leaking from the pipe under the kitchen sink.' } };
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('Vertex AI with Application Default Credentials, end to end (R44)', function () {
   this.timeout(90_000);
@@ -94,7 +87,7 @@ describe('Vertex AI with Application Default Credentials, end to end (R44)', fun
     // google-auth-library 10 sends a key's JWT grant to https://oauth2.googleapis.com/token (its
     // own constant, whatever token_uri says). Here the egress proxy in front of it (R45) refuses
     // connections, so the token endpoint cannot be reached, the same way on any machine.
-    const dead = `http://127.0.0.1:${await closedPort()}`;
+    const dead = `http://127.0.0.1:${await freePort()}`;
     const key = serviceAccountKey(PROJECT, `${dead}/token`);
     const keyFile = join(service.home, 'service-account.json');
     await writeFile(keyFile, key.json, { mode: 0o600 });
@@ -189,7 +182,7 @@ describe('Vertex AI with Application Default Credentials, end to end (R44)', fun
   });
 
   it('a metadata server that was away at the first lookup is asked again: once it answers, requests succeed without a restart (R33)', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const url = await start({ GCE_METADATA_HOST: `127.0.0.1:${port}`, GOOGLE_CLOUD_PROJECT: PROJECT });
     const api = client(url, (await createCustomerFixture()).apiKey);
     const before = service.server!.stdoutLines.length;

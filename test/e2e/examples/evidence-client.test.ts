@@ -3,13 +3,12 @@
 // one Idempotency-Key, a rate-limit 429 retried after Retry-After, and no retry for a quota 429
 // (details.resetAt surfaced), a 409 or another 4xx; every answer's requestId kept. The client's
 // requests are observed through the fetch it is given (the network as the service sees it).
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createEvidenceClient, EvidenceApiError, type RetryEvent } from '../../../examples/evidence-client.ts';
 import { FakeReportGenerator } from '../../../src/generation/fake-report-generator.ts';
 import { GenerationError, type GenerationInput, type GenerationOutput, type ReportGenerator } from '../../../src/generation/report-generator.ts';
 import { createCustomerFixture } from '../../support/database.ts';
+import { freePort } from '../../support/haproxy.ts';
 import { unknownApiKey } from '../../support/auth-cases.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { customerTotals, serviceEnv } from '../../support/reports.ts';
@@ -166,16 +165,11 @@ describe('the example client follows the retry guidance against the real service
     expect(sent).to.have.length(1);
   });
 
-  it('no answer at all (the connection refused): retried under the same key, and the retry makes the one report', async () => {
+  it('no answer at all (the connection refused): retried under the same key, and the retry makes the one report (R11, R13)', async () => {
     const customer = await createCustomerFixture();
     const { sent, fetch: recording } = recordingFetch();
     // The first attempt goes to a port where nothing listens: a real ECONNREFUSED, as undici throws it.
-    const refused = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
+    const refused = await freePort();
     const keys: (string | null)[] = [];
     let calls = 0;
     const fetchOnce: typeof fetch = async (input, init) => {
