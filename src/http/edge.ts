@@ -87,9 +87,12 @@ export function clientErrorAnswerer({ logger, telemetry, headersTimeoutMs }: Cli
       const requestId = typeof ownId === 'string' ? ownId : randomUUID();
       const code: ErrorCode | undefined = status === 400 ? 'invalid_request_payload' : undefined;
       const body = code === undefined ? '' : JSON.stringify({ error: { code, message: ERROR_CATALOGUE[code].message, requestId } });
+      // R53: a body cut after a test key was authenticated is still a test key's answer.
+      const testMode = inFlight?.getHeader('ers-mode') === 'test';
       // Written, then the connection destroyed, as node:http itself does (the write goes out first).
       socket.write(
         `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\nx-request-id: ${requestId}\r\ncache-control: no-store\r\n` +
+          (testMode ? 'ers-mode: test\r\n' : '') +
           (body === '' ? '' : 'content-type: application/json; charset=utf-8\r\n') +
           `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );

@@ -15,6 +15,8 @@ import pino from 'pino';
 import { AdmissionControl } from '../../../src/http/admission-control.ts';
 import { edgeListener, edgeServerOptions } from '../../../src/http/edge.ts';
 import { noopTelemetry } from '../../../src/observability/telemetry.ts';
+import { createKey } from '../../../src/admin/keys.ts';
+import { testEm } from '../../support/database.ts';
 
 const connections = (server: Server) =>
   new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
@@ -139,6 +141,20 @@ describe('edge bounds on slow peers (R51)', () => {
     expect(ms, 'within REQUEST_TIMEOUT_MS + margin').to.be.below(REQUEST_MS + MARGIN_MS);
     expect(probe.received().toString('latin1')).to.match(/^HTTP\/1\.1 408 [^]*\r\nx-request-id: [0-9a-f-]{36}\r\n/);
     expect(await customerTotals(customer.customerId)).to.deep.equal({ reports: 0, units: 0, claims: 0 });
+  });
+
+  it('a test key\'s body cut after REQUEST_TIMEOUT_MS is answered 408 with ers-mode: test, as every answer after its authentication (R53)', async () => {
+    const customer = app.customer;
+    const { apiKey } = await createKey(await testEm(), { customerId: customer.customerId, mode: 'test' });
+    const probe = await open(app.service.url);
+    probe.socket.write(
+      'POST /v1/evidence/reports HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+        `x-api-key: ${apiKey}\r\nContent-Length: 100\r\n\r\n{"context"`,
+    );
+    await within(probe.closed, REQUEST_MS + MARGIN_MS + 2_000, 'stalled body');
+    const answer = probe.received().toString('latin1');
+    expect(answer).to.match(/^HTTP\/1\.1 408 /);
+    expect(answer).to.match(/\r\ners-mode: test\r\n/);
   });
 
   it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
