@@ -134,9 +134,10 @@ export function createEvidenceClient(options: ClientOptions) {
       return withRetries(() => api.POST('/v1/evidence/reports', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }));
     },
     /**
-     * GET /v1/evidence/reports/{id}: one of your reports, as its 201 returned it, for example to
-     * learn after a timeout whether a report was made. A 404 evidence_report_not_found (unknown,
-     * or not yours in this key's mode) is not retried.
+     * GET /v1/evidence/reports/{id}: one of your reports, as its 201 returned it, by the id of
+     * that 201 (after a timeout there is no id: createReport again with the same idempotencyKey
+     * tells whether the report was made). A 404 evidence_report_not_found (unknown, or not yours
+     * in this key's mode) is not retried.
      */
     getReport(id: string): Promise<Answer<EvidenceReport>> {
       return withRetries(() => api.GET('/v1/evidence/reports/{id}', { params: { path: { id } } }));
