@@ -20,7 +20,9 @@ export interface paths {
          *     one usage unit of the operation `evidence_report`.
          *
          *     **Images.** Each image URL is fetched by the service itself through a secure boundary:
-         *     only public destinations are contacted, redirects are validated hop by hop and limited,
+         *     only public destinations are contacted, on ports 80 and 443 unless the operator allows
+         *     others (a URL or redirect naming another port is 422 `remote_evidence_image_rejected`),
+         *     redirects are validated hop by hop and limited,
          *     each image has a bounded fetch time and a maximum size, and only `image/jpeg`,
          *     `image/png`, `image/gif` and `image/webp` whose bytes match the declared type are
          *     accepted. URLs are never passed to the report generator.
@@ -155,7 +157,8 @@ export interface components {
              * Format: uri
              * @description Absolute `http` or `https` URL of a JPEG, PNG, GIF or WebP image on a public host,
              *     parsed as the WHATWG URL Standard does (surrounding whitespace is ignored and the
-             *     scheme is case-insensitive). URL length is limited (value not published).
+             *     scheme is case-insensitive), on port 80 or 443 unless the operator allows others.
+             *     URL length is limited (value not published).
              */
             url: string;
         };
