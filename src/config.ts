@@ -141,6 +141,17 @@ function url(env: string, protocols: readonly string[]): Variable<string | undef
  * refuses any URL carrying a user or password (every generation would then fail, 502), and a
  * query or fragment would end up in the middle of the path. Refused at start instead.
  */
+/**
+ * The ports fetch refuses to connect to, whatever answers there ("bad port", Fetch Standard,
+ * https://fetch.spec.whatwg.org/#port-blocking; the list undici applies): a base URL on one of
+ * them would fail every generation with a network error that reads like a lost connection.
+ */
+const FETCH_BLOCKED_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119,
+  123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990,
+  993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
 function endpointUrl(env: string): Variable<string | undefined> {
   const base = url(env, ['http:', 'https:']);
   return {
@@ -153,6 +164,7 @@ function endpointUrl(env: string): Variable<string | undefined> {
       if (parsed.username !== '' || parsed.password !== '') reject('a URL without a user or password (fetch refuses credentials in a URL)');
       // The raw text, not parsed.search: an empty query ("…/?") parses to none.
       if (/[?#]/.test(value)) reject('a URL without a query or fragment (the API paths are appended to it)');
+      if (parsed.port !== '' && FETCH_BLOCKED_PORTS.has(Number(parsed.port))) reject(`a port fetch does not block (${parsed.port} is on the Fetch Standard's list of bad ports)`);
       return value;
     },
   };

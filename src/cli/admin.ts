@@ -58,7 +58,8 @@ function str(v: Values, name: string): string {
 }
 function int(raw: string | undefined, name: string): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d{1,10}$/.test(raw)) throw new AdminInputError(`Invalid --${name}: expected a whole number, got "${raw}"`);
+  // Any run of digits is a whole number; how large it may be is the option's own check (its range in its message).
+  if (!/^\d+$/.test(raw)) throw new AdminInputError(`Invalid --${name}: expected a whole number, got "${raw}"`);
   return Number(raw);
 }
 function month(raw: string | undefined): Date | undefined {

@@ -55,8 +55,14 @@ function embeddedUrl(socketDir: string): string {
 /** R49: DATA_DIR is private to its owner, whether this call creates it or finds it. */
 async function privateDataDir(dataDir: string): Promise<string> {
   const absolute = resolve(dataDir);
-  await mkdir(absolute, { recursive: true, mode: 0o700 });
-  await chmod(absolute, 0o700);
+  try {
+    await mkdir(absolute, { recursive: true, mode: 0o700 });
+    await chmod(absolute, 0o700);
+  } catch (error) {
+    // A file in the way, a path under a file, a directory of another owner: the start's one line
+    // names the variable, as a bad value does (operator-interface.md).
+    throw new Error(`DATA_DIR: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   return absolute;
 }
 

@@ -32,6 +32,9 @@ const BAD: [variable: string, env: Record<string, string>][] = [
   ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'https://gateway-user:gateway-secret@gateway.example' }],
   // The SDK appends /v1beta/models/... to it: a query would sit in the middle of the path.
   ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'https://gateway.example/?key=abc' }],
+  // fetch refuses "bad ports" before connecting (Fetch Standard): every generation would fail.
+  ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'http://127.0.0.1:6000' }],
+  ['GEMINI_BASE_URL', { GEMINI_BASE_URL: 'https://gateway.example:22/v1' }],
   ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '0' }],
   ['SHUTDOWN_DRAIN_MS', { SHUTDOWN_DRAIN_MS: '-1' }],
   ['LISTEN_BACKLOG', { LISTEN_BACKLOG: 'deep' }],

@@ -37,6 +37,10 @@ describe('admin bad input exits 1 with one line and changes nothing (operator-in
     await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '-1'], /^Invalid --monthly-limit: expected a whole number, got "-1"/);
     await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '1.5'], /--monthly-limit/);
     await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', '9999999999'], /monthly limit/);
+    // A whole number too large is told its range, not that it is no whole number.
+    for (const large of ['99999999999', '1'.repeat(30)]) {
+      await expectRejected(['plan', 'create', '--code', code, '--monthly-limit', large], /expected an integer from 0 to 2147483647$/);
+    }
     await expectRejected(['bootstrap', '--name', 'x', '--monthly-limit', 'lots'], /--monthly-limit/);
     await expectRejected(['bootstrap', '--name', 'x', '--no-plan', '--monthly-limit', '3'], /--no-plan/);
     await expectRejected(['bootstrap', '--name', '   '], /customer name/);

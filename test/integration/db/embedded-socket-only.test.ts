@@ -7,7 +7,7 @@
 // clean stop does: no lock naming a dead process, no socket, no directory under $TMPDIR.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -101,6 +101,20 @@ describe('embedded database on a Unix socket in a private DATA_DIR (R49)', funct
     await startEmbeddedService(dataDir);
     expect((await stat(dataDir)).mode & 0o777).to.equal(0o700);
   });
+
+  for (const [what, place] of [
+    ['a file', (file: string) => file],
+    ['a path under a file', (file: string) => join(file, 'data')],
+  ] as const) {
+    it(`a DATA_DIR that is ${what} stops the start with exit 1 and the line naming DATA_DIR (operator-interface.md)`, async () => {
+      const file = join(base, `not-a-directory-${what.length}`);
+      await writeFile(file, '');
+      server = startServerProcess({ DATA_DIR: place(file), PORT: '0', LOG_LEVEL: 'info' });
+      const { code } = await server.exited;
+      expect(code).to.equal(1);
+      expect(server.stdoutLines.join('\n')).to.match(/"err":"DATA_DIR: E(EXIST|NOTDIR)[^"]*","msg":"start failed"/);
+    });
+  }
 
   it('tightens an existing DATA_DIR to mode 0700', async () => {
     const dataDir = join(base, 'existing');
