@@ -35,9 +35,13 @@ export class ByteBudget {
 export class BudgetLease {
   readonly #budget: ByteBudget;
   #held = 0;
-  /** Decoded frames of this lease being reserved now, and who waits for one to go. */
+  /** Decoded frames of this lease held now (being decoded). */
   #frames = 0;
-  #frameWaiters: (() => void)[] = [];
+  /** This lease's images at work (begun, not ended): each may still give bytes back. */
+  #working = 0;
+  /** Reservations of this lease waiting for room now, and how to wake them. */
+  #waiting = 0;
+  #wakers: (() => void)[] = [];
 
   constructor(budget: ByteBudget) {
     this.#budget = budget;
@@ -75,39 +79,64 @@ export class BudgetLease {
   }
 
   /**
-   * Reserves a decoded frame (R39). When the budget has no room but another frame of this same
-   * lease is being decoded, waits for that one to be given back and tries again: a request's own
-   * images (fetched and normalized several at once) must not shut each other out, or two large
-   * photos that each fit would be 503 for ever on an idle instance. False when the room is held
-   * by others (another request's images): that is 503 `budget` at once. Each frame
-   * that decodes is bounded in time, so the wait is too; an abort ends it.
+   * An image of this lease starts (its download): until end(), what it holds may still shrink
+   * (its original traded for the normalized copy) or go (it failed), so the lease's other images
+   * wait for it rather than refuse each other (reserveWaiting).
    */
-  async reserveFrame(bytes: number, signal?: AbortSignal): Promise<boolean> {
+  begin(): void {
+    this.#working += 1;
+  }
+
+  /** That image is done: normalized and exchanged, or failed. Wakes the lease's waiting reservations. */
+  end(): void {
+    this.#working -= 1;
+    this.#wake();
+  }
+
+  /**
+   * Reserves `bytes` for one of this lease's images, now or once the lease's own other images
+   * have made room: a request's images (fetched and normalized several at once) must not shut
+   * each other out, or two large photos that each fit would be 503 for ever on an idle instance.
+   * So while a frame of this lease is being decoded, or another of its images is still at work
+   * (begun and not itself waiting), the reservation waits for what they give back and tries
+   * again. False when none is left at work: the room is held by others (another request's
+   * images) or by this request's images as they will stay, 503 `budget`. The work waited for is
+   * bounded in time (each download by its deadline, each decode by its timeout); an abort ends
+   * the wait (the signal's reason is thrown).
+   */
+  async reserveWaiting(bytes: number, signal?: AbortSignal): Promise<boolean> {
     for (;;) {
-      if (this.tryReserve(bytes)) {
-        this.#frames += 1;
-        return true;
-      }
-      if (this.#frames === 0) return false;
+      if (this.tryReserve(bytes)) return true;
+      // The caller is one of the images at work (when begin() was called for it), not one to wait for.
+      if (this.#frames === 0 && this.#working - this.#waiting - 1 <= 0) return false;
       signal?.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => reject(signal?.reason as Error);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        this.#frameWaiters.push(() => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
+      this.#waiting += 1;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const onAbort = (): void => reject(signal?.reason as Error);
+          signal?.addEventListener('abort', onAbort, { once: true });
+          this.#wakers.push(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          });
         });
-      });
+      } finally {
+        this.#waiting -= 1;
+      }
     }
   }
 
-  /** Gives a decoded frame's reservation back, and wakes the frames of this lease waiting for room. */
+  /** Reserves a decoded frame (R39), as reserveWaiting does; the frame is this lease's until releaseFrame. */
+  async reserveFrame(bytes: number, signal?: AbortSignal): Promise<boolean> {
+    if (!(await this.reserveWaiting(bytes, signal))) return false;
+    this.#frames += 1;
+    return true;
+  }
+
+  /** Gives a decoded frame's reservation back, and wakes the reservations of this lease waiting for room. */
   releaseFrame(bytes: number): void {
-    this.shrink(bytes);
     this.#frames -= 1;
-    const waiters = this.#frameWaiters;
-    this.#frameWaiters = [];
-    for (const wake of waiters) wake();
+    this.shrink(bytes);
   }
 
   /** Gives back `bytes` of what the lease holds (an original traded for a smaller copy, a decoded frame). */
@@ -115,6 +144,14 @@ export class BudgetLease {
     const amount = Math.min(bytes, this.#held);
     this.#held -= amount;
     this.#budget.release(amount);
+    this.#wake();
+  }
+
+  #wake(): void {
+    if (this.#wakers.length === 0) return;
+    const wakers = this.#wakers;
+    this.#wakers = [];
+    for (const wake of wakers) wake();
   }
 
   releaseAll(): void {

@@ -22,8 +22,12 @@ interface HttpGetOptions {
   readonly family: 4 | 6;
   readonly signal: AbortSignal;
   readonly maxBytes: number;
-  /** Reserves bytes of the in-flight budget; false means over budget. */
-  readonly reserve: (bytes: number) => boolean;
+  /**
+   * Reserves bytes of the in-flight budget: true at once, false (over budget), or a promise of
+   * either when the room may come back from the same request's other images (BudgetLease); the
+   * body is paused meanwhile.
+   */
+  readonly reserve: (bytes: number) => boolean | Promise<boolean>;
   readonly userAgent: string;
   readonly ca: string | Buffer | (string | Buffer)[] | undefined;
 }
@@ -66,6 +70,12 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
     let result: HttpGetResult | undefined;
     let failure: ImageRefusal | typeof ABORTED | undefined;
     let responded = false;
+    /** A chunk waiting for room (reserve's promise): the body's end and the close are judged after it. */
+    let waiting: Promise<void> | undefined;
+    const afterWaiting = (then: () => void): void => {
+      if (waiting === undefined) then();
+      else void waiting.then(then);
+    };
 
     // Defence in depth: the host is already an IP, so no lookup should happen; if one
     // did, it could only answer the checked address.
@@ -117,10 +127,12 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
       socket.destroy();
       fail(rejected('http_status'));
     });
-    request.on('close', () => {
-      if (result !== undefined && failure === undefined) resolve(result);
-      else reject(failure ?? (signal.aborted ? ABORTED : unavailable('connection')));
-    });
+    request.on('close', () =>
+      afterWaiting(() => {
+        if (result !== undefined && failure === undefined) resolve(result);
+        else reject(failure ?? (signal.aborted ? ABORTED : unavailable('connection')));
+      }),
+    );
     request.on('response', (res: IncomingMessage) => {
       responded = true;
       res.on('error', onError);
@@ -149,11 +161,7 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
       let total = 0;
       let sniffed = false;
       const received = (): Buffer => (sized ? sized.subarray(0, total) : Buffer.concat(chunks, total));
-      res.on('data', (chunk: Buffer) => {
-        if (failure !== undefined) return;
-        // Stop the moment the running total passes the limit, whatever was declared.
-        if (total + chunk.length > maxBytes) return fail(rejected('too_large'));
-        if (!options.reserve(chunk.length)) return fail(unavailable('budget'));
+      const take = (chunk: Buffer): void => {
         if (sized) {
           if (total + chunk.length > sized.length) return fail(rejected('length_mismatch'));
           chunk.copy(sized, total);
@@ -166,15 +174,41 @@ export function httpGet(options: HttpGetOptions): Promise<HttpGetResult> {
           sniffed = true;
           if (!signatureMatches(mimeType, received())) fail(rejected('content_mismatch'));
         }
-      });
-      res.on('end', () => {
+      };
+      res.on('data', (chunk: Buffer) => {
         if (failure !== undefined) return;
-        if (!res.complete) return fail(unavailable('connection'));
-        const bytes = received();
-        if (total === 0) return fail(rejected('empty_body'));
-        if (!signatureMatches(mimeType, bytes)) return fail(rejected('content_mismatch'));
-        result = { type: 'image', bytes, mimeType, sha256: hash.digest('hex') };
+        // Stop the moment the running total passes the limit, whatever was declared.
+        if (total + chunk.length > maxBytes) return fail(rejected('too_large'));
+        const room = options.reserve(chunk.length);
+        if (room === true) return take(chunk);
+        if (room === false) return fail(unavailable('budget'));
+        // Waiting for the request's own images to make room: no further chunk until this one is taken.
+        res.pause();
+        waiting = room.then(
+          (reserved) => {
+            waiting = undefined;
+            if (failure !== undefined) return;
+            if (!reserved) return fail(unavailable('budget'));
+            take(chunk);
+            res.resume();
+          },
+          // Aborted (the deadline, or the batch failed): the signal destroys the request and says why.
+          () => {
+            waiting = undefined;
+          },
+        );
       });
+      // The body may have ended (its last chunk read) while that chunk waits for room.
+      res.on('end', () =>
+        afterWaiting(() => {
+          if (failure !== undefined) return;
+          if (!res.complete) return fail(unavailable('connection'));
+          const bytes = received();
+          if (total === 0) return fail(rejected('empty_body'));
+          if (!signatureMatches(mimeType, bytes)) return fail(rejected('content_mismatch'));
+          result = { type: 'image', bytes, mimeType, sha256: hash.digest('hex') };
+        }),
+      );
     });
     request.end();
   });

@@ -88,6 +88,9 @@ export class HttpImageFetcher implements ImageFetcher {
       while (first === undefined && next < targets.length) {
         const index = next++;
         const target = targets[index] as ImageTarget;
+        // At work from its download to its normalized copy: the request's other images wait for
+        // the room it may give back instead of refusing each other (BudgetLease.reserveWaiting).
+        lease.begin();
         try {
           const image = await this.#fetchOne(index, target, batchSignal, signal, lease);
           results[index] = await process(image, batchSignal);
@@ -96,6 +99,8 @@ export class HttpImageFetcher implements ImageFetcher {
             first = toFetchError(error, index);
             batch.abort();
           }
+        } finally {
+          lease.end();
         }
       }
     };
@@ -154,7 +159,8 @@ export class HttpImageFetcher implements ImageFetcher {
           family,
           signal,
           maxBytes: this.#maxBytes,
-          reserve: (bytes) => lease.tryReserve(bytes),
+          // The common case without a promise; the room held by the request's own images is waited for.
+          reserve: (bytes) => lease.tryReserve(bytes) || lease.reserveWaiting(bytes, signal),
           userAgent: this.#userAgent,
           ca: this.#tlsCa,
         });

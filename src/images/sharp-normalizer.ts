@@ -169,7 +169,7 @@ export class SharpImageNormalizer implements ImageNormalizer {
         // waits, so it is oversize (R23: 422), not a 503 to retry for ever.
         if (decoded + bytes.length > lease.limit) throw rejected('frame_too_large');
         // It would fit an empty budget, but other requests' images hold it now: unavailable
-        // (R23: 503). The request's own frames being decoded are waited for (reserveFrame).
+        // (R23: 503). The request's own images at work are waited for (BudgetLease.reserveWaiting).
         let room: boolean;
         try {
           room = await lease.reserveFrame(decoded, signal);
