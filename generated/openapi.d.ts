@@ -75,7 +75,7 @@ export interface paths {
          *     `id` that 201 returned, for example to show a report again once the 24 hours of
          *     `Idempotency-Key` replay have passed. (A client whose POST timed out has no id: it learns
          *     whether the report was made by sending the same request with the same `Idempotency-Key`
-         *     within those 24 hours.) Reports are read in the caller's mode: a live key
+         *     again while that key is kept.) Reports are read in the caller's mode: a live key
          *     sees only live reports, a test key only test reports. An id that is unknown, another
          *     customer's, of the other mode, or that is not a report id at all gets the same 404
          *     `evidence_report_not_found`. Reading is free (no usage unit) and is not counted by the
