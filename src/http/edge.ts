@@ -127,8 +127,9 @@ function guardOf(method: string | undefined, path: string): Guard | undefined {
   if (method === 'GET' && REPORT_PATH.test(path)) return REPORT_READ;
   return GUARDED.get(`${method ?? ''} ${path}`);
 }
-// (A shed request is logged at debug level only: under overload a line per refusal would cost
-// what shedding saves; ers_admission_rejections_total counts them.)
+// (A shed request is logged at debug level only, with the request id its answer carries: under
+// overload a line per refusal would cost what shedding saves; ers_admission_rejections_total
+// counts them.)
 
 /** Seconds a refused caller is asked to wait: the queue a refusal reacts to drains within a second or two. */
 const SHED_RETRY_AFTER_SECONDS = 1;
@@ -155,13 +156,15 @@ export function edgeListener(options: EdgeListenerOptions): (req: IncomingMessag
     );
   const refuse = (res: ServerResponse, { operation, code }: Guard) => {
     telemetry.admissionRejected('saturated');
-    logger.debug({ operation, code }, 'request shed');
+    // The id its client receives, so that a refusal a client reports can be found (at debug level).
+    const requestId = randomUUID();
+    logger.debug({ requestId, operation, code }, 'request shed');
     // Written with the turn's other answers (end-of-turn.ts); a client gone meanwhile gets nothing.
     void endOfTurn().then(() => {
       if (res.destroyed) return;
       // R35: draining may have begun since the request arrived; the answer is what counts.
       if (options.draining()) res.setHeader('connection', 'close');
-      shed(res, code);
+      shed(res, code, requestId);
     });
   };
   return (req, res) => {
@@ -215,8 +218,7 @@ export function routedPath(url: string | undefined): string {
  * envelope with its request id, and Retry-After. Built without the application, so it costs a
  * small fraction of an admitted request.
  */
-export function shed(res: ServerResponse, code: ErrorCode): void {
-  const requestId = randomUUID();
+export function shed(res: ServerResponse, code: ErrorCode, requestId: string = randomUUID()): void {
   const body = JSON.stringify({ error: { code, message: ERROR_CATALOGUE[code].message, requestId } });
   res.writeHead(503, {
     'content-type': 'application/json; charset=utf-8',

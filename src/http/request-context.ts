@@ -12,6 +12,7 @@ import { arrivalOf } from './arrival.ts';
 import { answeredByEdge } from './edge.ts';
 import { withRequestLog } from '../observability/request-log.ts';
 import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
+import { ROUTES } from '../observability/label-values.ts';
 
 /** The status a request is logged and counted with when its client went away first. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -51,7 +52,20 @@ export function requestContext(logger: Logger, telemetry: Telemetry = noopTeleme
       observed.end({ operation, status, code, seconds: ms / 1000 });
       // R53: a test key's requests say so (the answer's ers-mode header), so its triggered 5xx are not read as outages.
       const mode = ctx.response.get('ers-mode') === 'test' ? 'test' : undefined;
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, operation, status, code, mode, ms: Math.round(ms) }, 'request');
+      ctx.state.log.info({ method: ctx.method, path: loggedPath(operation, ctx.path), operation, status, code, mode, ms: Math.round(ms) }, 'request');
     }
   };
+}
+
+/** What an API key looks like anywhere in a path (R26: `ers_live_` or `ers_test_` and what follows, up to the next `/`). */
+const KEY_IN_PATH = /(ers_(?:live|test)_)[^/]*/gi;
+
+/**
+ * The access line's path (R26): an operation's contract path (`/v1/evidence/reports/{id}`, as the
+ * span's `http.route`), so no report id is logged; any other path as sent, with whatever looks
+ * like an API key in it replaced (a client that put its key in the URL by mistake).
+ */
+export function loggedPath(operation: string | undefined, path: string): string {
+  const route = operation === undefined ? undefined : (ROUTES as Readonly<Record<string, string>>)[operation];
+  return route ?? path.replaceAll(KEY_IN_PATH, '$1[redacted]');
 }

@@ -8,7 +8,7 @@ import { DEPENDENCIES, GENERATOR_REASONS, STORE_REASONS } from '../../../src/obs
 import { REJECTED_REASONS, UNAVAILABLE_REASONS } from '../../../src/images/image-fetch-error.ts';
 import { createKey } from '../../../src/admin/keys.ts';
 import { createCustomerFixture, proxyToTestDatabase, testDatabaseUrl, testEm } from '../../support/database.ts';
-import { client, type TestResponse } from '../../support/http-client.ts';
+import { client, send, type TestResponse } from '../../support/http-client.ts';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import type { TestService } from '../../support/service.ts';
 import { errorAnswer, rateLimitedAnswer, reportAnswer, startFakeGemini, type FakeGemini } from '../../support/generation/fake-gemini-server.ts';
@@ -141,6 +141,25 @@ describe('request and dependency-failure log lines (R26, R40, R41)', function ()
     // A live key's request carries no mode field.
     const live = await client(service.url, customer.apiKey).createReport({ context: 'damage_report', evidence: { text: EVIDENCE } });
     expect(ofRequest(log, live).find((l) => l.msg === 'request')).not.to.have.property('mode');
+  });
+
+  it('an access line names an operation by its contract path, not the report id, and a key put in a path is never logged (R26)', async () => {
+    const customer = await createCustomerFixture();
+    const api = client(service.url, customer.apiKey);
+    const created = await api.createReport({ context: 'damage_report', evidence: { text: EVIDENCE } });
+    const id = (created.body as { id: string }).id;
+    const read = await send(service.url, 'GET', `/v1/evidence/reports/${id}`, { headers: { 'x-api-key': customer.apiKey } });
+    expect(read.status).to.equal(200);
+    expect(ofRequest(log, read).find((l) => l.msg === 'request')).to.include({ path: '/v1/evidence/reports/{id}', operation: 'getEvidenceReport' });
+    // A client that put its key where the id goes, or in a path of its own.
+    const misplaced = await send(service.url, 'GET', `/v1/evidence/reports/${customer.apiKey}`, { headers: { 'x-api-key': customer.apiKey } });
+    expect(misplaced.status).to.equal(404);
+    expect(ofRequest(log, misplaced).find((l) => l.msg === 'request')).to.include({ path: '/v1/evidence/reports/{id}' });
+    const unknown = await send(service.url, 'GET', `/v1/keys/${customer.apiKey}/x`);
+    expect(unknown.status).to.equal(404);
+    expect(ofRequest(log, unknown).find((l) => l.msg === 'request')).to.include({ path: '/v1/keys/ers_live_[redacted]/x' });
+    expect(log.text()).not.to.include(customer.apiKey);
+    expect(log.text()).not.to.include(id);
   });
 
   it('at trace level no line carries a key, a URL, a connection string or the evidence', async () => {

@@ -67,6 +67,28 @@ describe('the edge sheds a saturated instance at the end of the turn (R52)', () 
     expect(handled).to.deep.equal(['/v1/evidence/reports']);
   });
 
+  it('a refusal is logged at debug level with the request id its answer carries, so a client\'s report of it can be found', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const saturated = new AdmissionControl({ maxQueueMs: 1, maxConcurrency: 1 });
+    try {
+      const edge = edgeListener({ handle: endlessWork([]), admission: saturated, draining: () => false, telemetry: noopTelemetry, logger, responseTimeoutMs: 1_000 });
+      edge(post, fakeResponse().res as unknown as ServerResponse);
+      const { res, written } = fakeResponse();
+      edge(post, res as unknown as ServerResponse);
+      await endOfThisTurn();
+      expect(written.status).to.equal(503);
+      const requestId = written.headers?.['x-request-id'];
+      expect(requestId).to.match(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(written.body as string).error.requestId).to.equal(requestId);
+      const shedLines = lines.filter((line) => line.msg === 'request shed');
+      expect(shedLines).to.have.length(1);
+      expect(shedLines[0]).to.include({ requestId, operation: 'createEvidenceReport', code: 'report_generation_unavailable' });
+    } finally {
+      saturated.close();
+    }
+  });
+
   it('a client gone before the end of the turn is written nothing', async () => {
     const { res, written } = fakeResponse();
     listener(post, res as unknown as ServerResponse);
