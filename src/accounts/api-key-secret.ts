@@ -49,3 +49,13 @@ const KEY_SHAPE = /^ers_(?:live|test)_[0-9A-Za-z]{40}$/;
 export function couldBeApiKey(key: string): boolean {
   return key.length === API_KEY_PREFIX.length + RANDOM_CHARS && KEY_SHAPE.test(key);
 }
+
+/**
+ * R26: `text` with anything shaped like an API key (its `ers_live_` or `ers_test_` prefix and what
+ * follows, up to a `/`, whitespace or a quote) replaced by the prefix and `[redacted]`: for what a
+ * log line or a message repeats of its input (a key pasted into a URL path, or where a key id
+ * belongs).
+ */
+export function redactApiKeys(text: string): string {
+  return text.replaceAll(/(ers_(?:live|test)_)[^\s/"'`]*/gi, '$1[redacted]');
+}

@@ -16,6 +16,7 @@ import { subscribe, unsubscribe } from '../admin/subscriptions.ts';
 import { showUsage } from '../admin/usage.ts';
 import { newEntityManager, openDatabase } from '../db/database.ts';
 import { redactSecrets, urlSecrets } from '../shared/url-secrets.ts';
+import { redactApiKeys } from '../accounts/api-key-secret.ts';
 
 type Values = Record<string, string | boolean | undefined>;
 type Run = (em: EntityManager) => Promise<{ json: object; text: string }>;
@@ -232,8 +233,8 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const known = error instanceof AdminInputError || error instanceof ConfigError;
     const message = known ? error.message : `admin command failed: ${(error as Error).message}`;
-    // Never a password of the connection URLs (R48).
-    process.stderr.write(`${redactSecrets(message.split('\n')[0] ?? '', urlSecretsOfEnvironment())}\n`);
+    // Never a password of the connection URLs (R48), nor a key pasted where an id belongs (R26).
+    process.stderr.write(`${redactApiKeys(redactSecrets(message.split('\n')[0] ?? '', urlSecretsOfEnvironment()))}\n`);
     return 1;
   } finally {
     await db?.close();

@@ -49,6 +49,23 @@ export function edgeServerOptions(config: EdgeConfig): ServerOptions {
 /** Answers the edge cut short (R51's timeouts): their requests are logged and counted as 408, not 499. */
 const cutByEdge = new WeakSet<ServerResponse>();
 
+/**
+ * Connections whose current request was answered before its body had arrived (an early 401 or
+ * 400): node reads the rest of the body and drops it. Until it has, a timeout or an unreadable
+ * rest is no new request, and the request already has its one answer.
+ */
+const answeredBeforeItsBody = new WeakSet<Duplex>();
+
+/** Notes a request answered before its body was read whole, until that body has been read. */
+function noteEarlyAnswer(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    const socket = req.socket;
+    answeredBeforeItsBody.add(socket);
+    req.once('end', () => answeredBeforeItsBody.delete(socket));
+  });
+}
+
 /** True when the edge answered this request's response itself, with 408, and closed its connection. */
 export function answeredByEdge(res: ServerResponse): boolean {
   return cutByEdge.has(res);
@@ -66,8 +83,9 @@ interface ClientErrorOptions {
  * or oversized head). Node's own answer is a bare status line; this one is closed the same way,
  * with the headers every answer carries (R9: x-request-id, cache-control: no-store) and, for a
  * request the service cannot read (400), the contract's error envelope.
- * As Node does, nothing is written once an answer has begun on the connection (a body that
- * timed out while its handler had already answered), nor to a peer that is gone.
+ * As Node does, nothing is written once the request has an answer (begun while its body timed
+ * out, or finished early, before its body had arrived, as a 401 is: answeredBeforeItsBody), nor
+ * to a peer that is gone.
  * Each answer is logged and counted like any request, so that the id its client keeps names a
  * line and an operator sees slow peers being cut: a head that never arrived whole (no operation
  * is known) is logged here; a body that timed out belongs to a request the application already
@@ -76,7 +94,7 @@ interface ClientErrorOptions {
 export function clientErrorAnswerer({ logger, telemetry, headersTimeoutMs }: ClientErrorOptions): (error: NodeJS.ErrnoException, socket: Duplex) => void {
   return (error, socket) => {
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
-    if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent && !answeredBeforeItsBody.has(socket)) {
       // Only R51's timeouts keep node's own status (408: the request never arrived whole, so there
       // is nothing to judge). Anything else is a request the service cannot read, 400
       // `invalid_request_payload` in the envelope: headers over node's size limit (node says 431)
@@ -169,6 +187,7 @@ export function edgeListener(options: EdgeListenerOptions): (req: IncomingMessag
   };
   return (req, res) => {
     if (options.draining()) res.setHeader('connection', 'close');
+    noteEarlyAnswer(req, res);
     const guarded = guardOf(req.method, routedPath(req.url));
     // Health, readiness, the contract and the docs are never shed (R52); nor is what the API
     // answers 404 or 405 without work.

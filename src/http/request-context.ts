@@ -13,6 +13,7 @@ import { answeredByEdge } from './edge.ts';
 import { withRequestLog } from '../observability/request-log.ts';
 import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
 import { ROUTES } from '../observability/label-values.ts';
+import { redactApiKeys } from '../accounts/api-key-secret.ts';
 
 /** The status a request is logged and counted with when its client went away first. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -57,9 +58,6 @@ export function requestContext(logger: Logger, telemetry: Telemetry = noopTeleme
   };
 }
 
-/** What an API key looks like anywhere in a path (R26: `ers_live_` or `ers_test_` and what follows, up to the next `/`). */
-const KEY_IN_PATH = /(ers_(?:live|test)_)[^/]*/gi;
-
 /**
  * The access line's path (R26): an operation's contract path (`/v1/evidence/reports/{id}`, as the
  * span's `http.route`), so no report id is logged; any other path as sent, with whatever looks
@@ -67,5 +65,5 @@ const KEY_IN_PATH = /(ers_(?:live|test)_)[^/]*/gi;
  */
 export function loggedPath(operation: string | undefined, path: string): string {
   const route = operation === undefined ? undefined : (ROUTES as Readonly<Record<string, string>>)[operation];
-  return route ?? path.replaceAll(KEY_IN_PATH, '$1[redacted]');
+  return route ?? redactApiKeys(path);
 }

@@ -29,6 +29,21 @@ describe('admin bad input exits 1 with one line and changes nothing (operator-in
     expect(await countAllRows()).to.deep.equal(before);
   });
 
+  it('a key pasted where a key id, customer id or mode belongs is never repeated in the message (R26)', async () => {
+    const customer = await createCustomerFixture();
+    for (const args of [
+      ['key', 'revoke', '--key', customer.apiKey],
+      ['key', 'list', '--customer', customer.apiKey],
+      ['key', 'create', '--customer', customer.customerId, '--mode', customer.apiKey],
+      [customer.apiKey, 'list'],
+    ]) {
+      const result = await admin(...args);
+      expect(result.code, result.stderr).to.equal(1);
+      expect(result.stderr).to.include('ers_live_[redacted]');
+      expect(result.stderr).not.to.include(customer.apiKey.slice('ers_live_'.length));
+    }
+  });
+
   it('bad numbers and months: not whole, negative, too large, malformed month', async () => {
     const before = await countAllRows();
     const code = `bad-${randomUUID()}`;

@@ -185,6 +185,43 @@ describe('edge bounds on slow peers (R51)', () => {
   });
 });
 
+
+// One answer per request: an answer given before the body arrived (R5's 401, a 400 of the
+// content type) is the request's answer, also when the rest of its body then stalls until
+// REQUEST_TIMEOUT_MS (the keep-alive bound longer than that here, as by default, so that the
+// request timeout is what closes the connection).
+describe('edge bounds: a request answered before its body arrived gets no second answer (R51)', () => {
+  const early = useService({
+    HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+    REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+    KEEP_ALIVE_TIMEOUT_MS: '10000',
+  });
+
+  for (const [what, head] of [
+    ['without a key (401 before the body is read, R5)', ''],
+    ['with a content type that is not JSON (400)', 'x-api-key: KEY\r\n'],
+  ] as const) {
+    it(`a request answered ${what} while its body still arrives gets that one answer: no 408 after it when the body stalls`, async () => {
+      const probe = await open(early.service.url);
+      const contentType = head === '' ? 'application/json' : 'text/plain';
+      probe.socket.write(
+        `POST /v1/evidence/reports HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${contentType}\r\n` +
+          head.replace('KEY', early.customer.apiKey) +
+          'Content-Length: 100\r\n\r\n',
+      );
+      // Part of the body after the answer, as a client that streams its body does.
+      await waitFor(() => probe.received().length > 0, 2_000);
+      probe.socket.write('{"a":');
+      // The connection is closed at REQUEST_TIMEOUT_MS (the rest of the body never comes), without a second answer.
+      await within(probe.closed, REQUEST_MS + MARGIN_MS + 2_000, 'stalled body after an early answer');
+      const answer = probe.received().toString('latin1');
+      expect(answer).to.match(head === '' ? /^HTTP\/1\.1 401 / : /^HTTP\/1\.1 400 /);
+      expect(answer.match(/HTTP\/1\.1 \d{3} /g), answer).to.have.length(1);
+    });
+  }
+
+});
+
 describe('edge bound on connections (R51)', () => {
   const MAX = 3;
   const app = useService({ MAX_CONNECTIONS: String(MAX) });
