@@ -137,11 +137,6 @@ function url(env: string, protocols: readonly string[]): Variable<string | undef
 }
 
 /**
- * GEMINI_BASE_URL: the SDK appends `/v1beta/models/...` to it and sends it with fetch, which
- * refuses any URL carrying a user or password (every generation would then fail, 502), and a
- * query or fragment would end up in the middle of the path. Refused at start instead.
- */
-/**
  * The ports fetch refuses to connect to, whatever answers there ("bad port", Fetch Standard,
  * https://fetch.spec.whatwg.org/#port-blocking; the list undici applies): a base URL on one of
  * them would fail every generation with a network error that reads like a lost connection.
@@ -152,6 +147,12 @@ const FETCH_BLOCKED_PORTS = new Set([
   993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
+/**
+ * GEMINI_BASE_URL: the SDK appends `/v1beta/models/...` to it and sends it with fetch, which
+ * refuses any URL carrying a user or password (every generation would then fail, 502) or naming
+ * a bad port, and a query or fragment would end up in the middle of the path. Refused at start
+ * instead.
+ */
 function endpointUrl(env: string): Variable<string | undefined> {
   const base = url(env, ['http:', 'https:']);
   return {
