@@ -58,9 +58,10 @@ const answeredBeforeItsBody = new WeakSet<Duplex>();
 
 /** Notes a request answered before its body was read whole, until that body has been read. */
 function noteEarlyAnswer(req: IncomingMessage, res: ServerResponse): void {
+  // Taken now: by the answer's end node may have let go of it (a connection it closed).
+  const socket: Duplex | null = req.socket;
   res.once('finish', () => {
-    if (req.complete) return;
-    const socket = req.socket;
+    if (req.complete || socket === null || socket.destroyed) return;
     answeredBeforeItsBody.add(socket);
     req.once('end', () => answeredBeforeItsBody.delete(socket));
   });
