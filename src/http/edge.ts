@@ -58,6 +58,8 @@ const answeredBeforeItsBody = new WeakSet<Duplex>();
 
 /** Notes a request answered before its body was read whole, until that body has been read. */
 function noteEarlyAnswer(req: IncomingMessage, res: ServerResponse): void {
+  // A request without a body (most GETs) cannot be answered before it: no listener for those.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return;
   // Taken now: by the answer's end node may have let go of it (a connection it closed).
   const socket: Duplex | null = req.socket;
   res.once('finish', () => {

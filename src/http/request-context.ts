@@ -12,7 +12,7 @@ import { arrivalOf } from './arrival.ts';
 import { answeredByEdge } from './edge.ts';
 import { withRequestLog } from '../observability/request-log.ts';
 import { noopTelemetry, type Telemetry } from '../observability/telemetry.ts';
-import { ROUTES } from '../observability/label-values.ts';
+import { operationLabel, ROUTES } from '../observability/label-values.ts';
 import { redactApiKeys } from '../accounts/api-key-secret.ts';
 
 /** The status a request is logged and counted with when its client went away first. */
@@ -64,6 +64,6 @@ export function requestContext(logger: Logger, telemetry: Telemetry = noopTeleme
  * like an API key in it replaced (a client that put its key in the URL by mistake).
  */
 export function loggedPath(operation: string | undefined, path: string): string {
-  const route = operation === undefined ? undefined : (ROUTES as Readonly<Record<string, string>>)[operation];
-  return route ?? redactApiKeys(path);
+  const label = operationLabel(operation);
+  return label === 'other' ? redactApiKeys(path) : ROUTES[label];
 }

@@ -197,25 +197,20 @@ describe('edge bounds: a request answered before its body arrived gets no second
     KEEP_ALIVE_TIMEOUT_MS: '10000',
   });
 
-  for (const [what, head] of [
-    ['without a key (401 before the body is read, R5)', ''],
-    ['with a content type that is not JSON (400)', 'x-api-key: KEY\r\n'],
+  for (const [what, status, headers] of [
+    ['without a key (401 before the body is read, R5)', 401, () => 'Content-Type: application/json\r\n'],
+    ['with a content type that is not JSON (400, R6)', 400, () => `Content-Type: text/plain\r\nx-api-key: ${early.customer.apiKey}\r\n`],
   ] as const) {
     it(`a request answered ${what} while its body still arrives gets that one answer: no 408 after it when the body stalls`, async () => {
       const probe = await open(early.service.url);
-      const contentType = head === '' ? 'application/json' : 'text/plain';
-      probe.socket.write(
-        `POST /v1/evidence/reports HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${contentType}\r\n` +
-          head.replace('KEY', early.customer.apiKey) +
-          'Content-Length: 100\r\n\r\n',
-      );
+      probe.socket.write(`POST /v1/evidence/reports HTTP/1.1\r\nHost: localhost\r\n${headers()}Content-Length: 100\r\n\r\n`);
       // Part of the body after the answer, as a client that streams its body does.
       await waitFor(() => probe.received().length > 0, 2_000);
       probe.socket.write('{"a":');
       // The connection is closed at REQUEST_TIMEOUT_MS (the rest of the body never comes), without a second answer.
       await within(probe.closed, REQUEST_MS + MARGIN_MS + 2_000, 'stalled body after an early answer');
       const answer = probe.received().toString('latin1');
-      expect(answer).to.match(head === '' ? /^HTTP\/1\.1 401 / : /^HTTP\/1\.1 400 /);
+      expect(answer.startsWith(`HTTP/1.1 ${status} `), answer).to.equal(true);
       expect(answer.match(/HTTP\/1\.1 \d{3} /g), answer).to.have.length(1);
     });
   }

@@ -5,10 +5,11 @@
 // the large frame found the other's original in the way, or the other's download found the
 // frame in the way. With them, the frame waits for the other image to be normalized, and the
 // download waits for the frame to be given back. Real HTTP (a local image host), real decoding.
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import type { Route } from '../../support/images/image-server.ts';
-import { ImageServer } from '../../support/images/image-server.ts';
+import { ImageServer, serve } from '../../support/images/image-server.ts';
 import { localFetcher } from '../../support/images/fetchers.ts';
 import { BudgetLease, ByteBudget, ImageBoundary, SharpImageNormalizer } from '../../../src/images/index.ts';
 
@@ -19,14 +20,8 @@ const BIG_DECODED = BIG.width * BIG.height * 6;
 const MARGIN = 200 * 1024;
 
 /** A PNG of random pixels: its original (about 480 KB) does not shrink by compression. */
-async function noisePng(width: number, height: number): Promise<Buffer> {
-  const pixels = Buffer.alloc(width * height * 3);
-  let x = 1;
-  for (let i = 0; i < pixels.length; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    pixels[i] = x >>> 24;
-  }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 9 }).toBuffer();
+function noisePng(width: number, height: number): Promise<Buffer> {
+  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).png().toBuffer();
 }
 
 /** Headers and `first` bytes after `afterMs`, the rest `restAfterMs` later, in pieces of `piece` bytes every 10 ms. */
@@ -66,7 +61,7 @@ describe("a request's own images take turns for the byte budget (R39, R23)", fun
     expect(small.length, 'the small original is larger than the margin').to.be.above(MARGIN + 100 * 1024);
     server = await new ImageServer({
       // At once: its frame is reserved, and decoded, while more of the small image than the margin arrives.
-      '/big-now.jpg': paced(big, 'image/jpeg', { afterMs: 0, first: big.length, restAfterMs: 0, piece: 1 }),
+      '/big-now.jpg': serve(big, 'image/jpeg'),
       '/small-trickling.png': paced(small, 'image/png', { afterMs: 15, first: MARGIN + 50 * 1024, restAfterMs: 10, piece: 8 * 1024 }),
       // The small image's first 300 KB at once, the rest 400 ms later; the big one meanwhile.
       '/small-paused.png': paced(small, 'image/png', { afterMs: 0, first: 300 * 1024, restAfterMs: 400, piece: 64 * 1024 }),

@@ -31,8 +31,8 @@ describe('a queued request is timed from its arrival at the edge (R52, R40)', ()
         logger: pino({ level: 'silent' }),
         responseTimeoutMs: 1_000,
       });
-      const first = { method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage;
-      const second = { method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage;
+      const first = { method: 'POST', url: '/v1/evidence/reports', headers: {} } as IncomingMessage;
+      const second = { method: 'POST', url: '/v1/evidence/reports', headers: {} } as IncomingMessage;
       listener(first, response());
       listener(second, response());
       for (let i = 0; i < 100 && started.length < 2; i++) await sleep(20);

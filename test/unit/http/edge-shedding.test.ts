@@ -50,7 +50,7 @@ describe('the edge sheds a saturated instance at the end of the turn (R52)', () 
   const handled: string[] = [];
   let draining = false;
   const listener = edgeFor(admission, endlessWork(handled), () => draining);
-  const post = { method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage;
+  const post = { method: 'POST', url: '/v1/evidence/reports', headers: {} } as IncomingMessage;
   const endOfThisTurn = () => new Promise((resolve) => setImmediate(resolve));
 
   // One request holds the only place (its work never ends here), so the next is refused.
@@ -119,7 +119,7 @@ describe('the edge sheds a saturated instance at the end of the turn (R52)', () 
   ] as const) {
     it(`${method} ${url} is shed as its operation (${code})`, async () => {
       const { res, written } = fakeResponse();
-      listener({ method, url } as IncomingMessage, res as unknown as ServerResponse);
+      listener({ method, url, headers: {} } as IncomingMessage, res as unknown as ServerResponse);
       await endOfThisTurn();
       expect(written.status).to.equal(503);
       expect(JSON.parse(written.body as string).error.code).to.equal(code);
@@ -129,7 +129,7 @@ describe('the edge sheds a saturated instance at the end of the turn (R52)', () 
   it('health, readiness and what no operation matches are never shed', async () => {
     for (const url of ['/healthz', '/readyz', '/openapi.json', '/v1/evidence/reports/a/b', '/v1/usagecurrent']) {
       const { res, written } = fakeResponse();
-      listener({ method: 'GET', url } as IncomingMessage, res as unknown as ServerResponse);
+      listener({ method: 'GET', url, headers: {} } as IncomingMessage, res as unknown as ServerResponse);
       await endOfThisTurn();
       expect(written.status, url).to.equal(undefined);
     }
@@ -170,7 +170,7 @@ describe('the edge holds a started request\'s place until its work has ended (R5
   it('a client gone mid-work frees no place (the database steps run on); the end of the work does', async () => {
     const closers: (() => void)[] = [];
     const res = { ...fakeResponse().res, writableFinished: true, once: (event: string, fn: () => void) => (event === 'close' && closers.push(fn), res) };
-    listener({ method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage, res as unknown as ServerResponse);
+    listener({ method: 'POST', url: '/v1/evidence/reports', headers: {} } as IncomingMessage, res as unknown as ServerResponse);
     expect(admission.active).to.equal(1);
     closers.forEach((close) => close());
     expect(admission.active, 'after the client went away').to.equal(1);
@@ -188,9 +188,9 @@ describe('the edge refuses a queued request still waiting at ADMISSION_MAX_QUEUE
   const listener = edgeFor(admission, endlessWork(handled));
 
   it('answered 503 with Retry-After and the operation\'s code, and the application never runs it', async () => {
-    listener({ method: 'POST', url: '/v1/evidence/reports' } as IncomingMessage, fakeResponse().res as unknown as ServerResponse);
+    listener({ method: 'POST', url: '/v1/evidence/reports', headers: {} } as IncomingMessage, fakeResponse().res as unknown as ServerResponse);
     const { res, written } = fakeResponse();
-    listener({ method: 'GET', url: '/v1/usage/current' } as IncomingMessage, res as unknown as ServerResponse);
+    listener({ method: 'GET', url: '/v1/usage/current', headers: {} } as IncomingMessage, res as unknown as ServerResponse);
     expect(admission.queued, 'queued behind the held place').to.equal(1);
     now += 1_000;
     admission.adjust();

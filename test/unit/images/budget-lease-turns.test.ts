@@ -4,6 +4,15 @@
 import { expect } from 'chai';
 import { BudgetLease, ByteBudget } from '../../../src/images/index.ts';
 
+/** A lease of a 100-byte budget with two images at work (one to give room back, one to wait), holding `held`. */
+function twoAtWork(held: number): BudgetLease {
+  const lease = new BudgetLease(new ByteBudget(100));
+  lease.begin();
+  lease.begin();
+  expect(lease.tryReserve(held)).to.equal(true);
+  return lease;
+}
+
 describe('BudgetLease: reservations wait for their own request, never for others (R39)', () => {
   it("is refused at once when no other image of the lease is at work, whoever holds the room", async () => {
     const budget = new ByteBudget(100);
@@ -20,11 +29,7 @@ describe('BudgetLease: reservations wait for their own request, never for others
   });
 
   it('waits while another image of the lease is at work, and takes the room it gives back', async () => {
-    const budget = new ByteBudget(100);
-    const lease = new BudgetLease(budget);
-    lease.begin(); // the image that will give room back
-    lease.begin(); // the one that waits
-    lease.tryReserve(80);
+    const lease = twoAtWork(80);
     let settled: boolean | undefined;
     const waiting = lease.reserveWaiting(50).then((ok) => (settled = ok));
     await new Promise((resolve) => setImmediate(resolve));
@@ -35,22 +40,14 @@ describe('BudgetLease: reservations wait for their own request, never for others
   });
 
   it('is refused once the image it waited for ends without making room', async () => {
-    const budget = new ByteBudget(100);
-    const lease = new BudgetLease(budget);
-    lease.begin();
-    lease.begin();
-    lease.tryReserve(80);
+    const lease = twoAtWork(80);
     const waiting = lease.reserveWaiting(50);
     lease.end();
     expect(await waiting).to.equal(false);
   });
 
   it('two waiting images do not wait for each other', async () => {
-    const budget = new ByteBudget(100);
-    const lease = new BudgetLease(budget);
-    lease.begin();
-    lease.begin();
-    lease.tryReserve(90);
+    const lease = twoAtWork(90);
     const first = lease.reserveWaiting(50);
     // The second finds the only other image waiting itself: nothing at work can make room.
     expect(await lease.reserveWaiting(50)).to.equal(false);
@@ -59,11 +56,7 @@ describe('BudgetLease: reservations wait for their own request, never for others
   });
 
   it('an abort ends the wait with its reason', async () => {
-    const budget = new ByteBudget(100);
-    const lease = new BudgetLease(budget);
-    lease.begin();
-    lease.begin();
-    lease.tryReserve(80);
+    const lease = twoAtWork(80);
     const controller = new AbortController();
     const waiting = lease.reserveWaiting(50, controller.signal);
     controller.abort(new Error('deadline'));
